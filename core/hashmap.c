@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: MIT */
+#include "hashmap.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct entry {
+        const void *key; /* NULL marks an empty slot (integer key 0 is stored as a separate flag) */
+        void *value;
+        uint32_t hash;
+        bool used;
+};
+
+struct hashmap {
+        struct entry *slots;
+        size_t n_slots; /* power of two, or 0 */
+        size_t n_items;
+        bool string_keys;
+};
+
+uint64_t hash_string(const char *s)
+{
+        /* FNV-1a: small, good enough for paths and names. */
+        uint64_t h = 0xcbf29ce484222325ULL;
+        for (; *s; s++) {
+                h ^= (unsigned char)*s;
+                h *= 0x100000001b3ULL;
+        }
+        return h;
+}
+
+static uint32_t hash_key(const struct hashmap *m, const void *key)
+{
+        if (m->string_keys)
+                return (uint32_t)hash_string(key);
+        uint64_t x = (uint64_t)(uintptr_t)key;
+        x ^= x >> 33;
+        x *= 0xff51afd7ed558ccdULL;
+        x ^= x >> 33;
+        return (uint32_t)x;
+}
+
+static bool key_eq(const struct hashmap *m, const void *a, const void *b)
+{
+        return m->string_keys ? strcmp(a, b) == 0 : a == b;
+}
+
+static struct hashmap *hashmap_new(bool string_keys)
+{
+        struct hashmap *m = calloc(1, sizeof(*m));
+        if (m)
+                m->string_keys = string_keys;
+        return m;
+}
+
+struct hashmap *hashmap_new_string(void)
+{
+        return hashmap_new(true);
+}
+
+struct hashmap *hashmap_new_uint(void)
+{
+        return hashmap_new(false);
+}
+
+struct hashmap *hashmap_free(struct hashmap *m)
+{
+        if (m) {
+                free(m->slots);
+                free(m);
+        }
+        return NULL;
+}
+
+size_t hashmap_size(const struct hashmap *m)
+{
+        return m ? m->n_items : 0;
+}
+
+static struct entry *find(const struct hashmap *m, const void *key, uint32_t h)
+{
+        if (m->n_slots == 0)
+                return NULL;
+        size_t mask = m->n_slots - 1;
+        for (size_t i = h & mask;; i = (i + 1) & mask) {
+                struct entry *e = &m->slots[i];
+                if (!e->used)
+                        return NULL;
+                if (e->hash == h && key_eq(m, e->key, key))
+                        return e;
+        }
+}
+
+void *hashmap_get(const struct hashmap *m, const void *key)
+{
+        if (!m)
+                return NULL;
+        struct entry *e = find(m, key, hash_key(m, key));
+        return e ? e->value : NULL;
+}
+
+static void insert_slot(struct entry *slots, size_t n_slots, const struct entry *src)
+{
+        size_t mask = n_slots - 1;
+        size_t i = src->hash & mask;
+        while (slots[i].used)
+                i = (i + 1) & mask;
+        slots[i] = *src;
+}
+
+static int grow(struct hashmap *m)
+{
+        /* Keep the load factor at most 3/4. */
+        if ((m->n_items + 1) * 4 <= m->n_slots * 3)
+                return 0;
+        size_t n = m->n_slots ? m->n_slots * 2 : 16;
+        struct entry *slots = calloc(n, sizeof(*slots));
+        if (!slots)
+                return -ENOMEM;
+        for (size_t i = 0; i < m->n_slots; i++)
+                if (m->slots[i].used)
+                        insert_slot(slots, n, &m->slots[i]);
+        free(m->slots);
+        m->slots = slots;
+        m->n_slots = n;
+        return 0;
+}
+
+int hashmap_replace(struct hashmap *m, const void *key, void *value, void **old)
+{
+        uint32_t h = hash_key(m, key);
+        struct entry *e = find(m, key, h);
+        if (e) {
+                if (old)
+                        *old = e->value;
+                e->key = key;
+                e->value = value;
+                return 0;
+        }
+        if (old)
+                *old = NULL;
+        int r = grow(m);
+        if (r < 0)
+                return r;
+        insert_slot(m->slots, m->n_slots, &(struct entry){.key = key, .value = value, .hash = h, .used = true});
+        m->n_items++;
+        return 0;
+}
+
+int hashmap_put(struct hashmap *m, const void *key, void *value)
+{
+        if (find(m, key, hash_key(m, key)))
+                return -EEXIST;
+        return hashmap_replace(m, key, value, NULL);
+}
+
+void *hashmap_remove(struct hashmap *m, const void *key)
+{
+        if (!m)
+                return NULL;
+        struct entry *e = find(m, key, hash_key(m, key));
+        if (!e)
+                return NULL;
+        void *value = e->value;
+        size_t mask = m->n_slots - 1;
+        size_t i = (size_t)(e - m->slots);
+        /* Backward-shift deletion: pull later entries of the probe run into the hole. */
+        for (size_t j = (i + 1) & mask; m->slots[j].used; j = (j + 1) & mask) {
+                size_t home = m->slots[j].hash & mask;
+                bool movable = i <= j ? (home <= i || home > j) : (home <= i && home > j);
+                if (movable) {
+                        m->slots[i] = m->slots[j];
+                        i = j;
+                }
+        }
+        memset(&m->slots[i], 0, sizeof(m->slots[i]));
+        m->n_items--;
+        return value;
+}
+
+bool hashmap_iterate(const struct hashmap *m, struct hashmap_iter *it, const void **key, void **value)
+{
+        if (!m)
+                return false;
+        for (; it->pos < m->n_slots; it->pos++) {
+                struct entry *e = &m->slots[it->pos];
+                if (e->used) {
+                        if (key)
+                                *key = e->key;
+                        if (value)
+                                *value = e->value;
+                        it->pos++;
+                        return true;
+                }
+        }
+        return false;
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * An open-addressing hash map (linear probing, backward-shift deletion) from a key to a
+ * value pointer. The map owns neither keys nor values: a key usually points into the value
+ * it indexes (a device's devpath, say), so it lives exactly as long as the entry.
+ *
+ * Keys are strings (hashmap_new_string) or integers stored in the pointer itself
+ * (hashmap_new_uint, key = (const void *)(uintptr_t)n).
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct hashmap;
+
+struct hashmap_iter {
+        size_t pos;
+};
+#define HASHMAP_ITER_INIT ((struct hashmap_iter){0})
+
+struct hashmap *hashmap_new_string(void);
+struct hashmap *hashmap_new_uint(void);
+struct hashmap *hashmap_free(struct hashmap *m); /* frees the table only */
+
+size_t hashmap_size(const struct hashmap *m);
+void *hashmap_get(const struct hashmap *m, const void *key);
+/* 0 on insert, -EEXIST when the key is present (nothing changed), -ENOMEM. */
+int hashmap_put(struct hashmap *m, const void *key, void *value);
+/* Inserts or replaces; returns the previous value through *old (may be NULL). */
+int hashmap_replace(struct hashmap *m, const void *key, void *value, void **old);
+/* Removes the key and returns its value, or NULL. */
+void *hashmap_remove(struct hashmap *m, const void *key);
+/* Iteration in table order; returns false at the end. The map must not be modified while
+ * iterating (removal shifts entries): collect first, then remove. */
+bool hashmap_iterate(const struct hashmap *m, struct hashmap_iter *it, const void **key, void **value);
+
+uint64_t hash_string(const char *s);
