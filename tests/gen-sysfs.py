@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 """Generate fake sysfs trees for devman's fixture tests (Python 3, stdlib only).
 
-One device table (build_machine) describes one small PC; it is written out in two layouts:
+One device table (build_machine) describes one small PC; it is written out in two layouts.
+tests/README.md describes the machine; tests/test-gen-sysfs.py checks the invariants below.
 
   --layout converted   the unified driver model of modern kernels. Every device is a directory
                        under /devices; /class/<c>/<n>, /block/<disk>, /bus/<b>/devices/<n>,
@@ -168,6 +169,7 @@ class Machine:
         self.devices = []
         self.by_path = {}
         self.modules = set()
+        self.diskseq = 0
 
     def _add(self, dev):
         if dev.devpath in self.by_path:
@@ -333,7 +335,9 @@ def scsi_disk(m, host_parent, hostnum, vendor, model, disk, first_minor, size, p
 
 
 def block_device(m, parent, disk, major, first_minor, size, partitions, removable=False, part_sep=""):
+    m.diskseq += 1
     d = m.cls(parent, disk, "block", devt=("block", major, first_minor), devtype="disk",
+              env=[("DISKSEQ", str(m.diskseq))],
               attrs={"size": "%d\n" % size, "removable": "%d\n" % removable, "ro": "0\n",
                      "range": "16\n" if major == 8 else "0\n", "ext_range": "256\n"})
     start = 2048
@@ -351,7 +355,8 @@ def net_device(m, parent, name, ifindex, address, type_=1, flags="0x1003"):
                  attrs={"address": address + "\n", "ifindex": "%d\n" % ifindex, "iflink": "%d\n" % ifindex,
                         "type": "%d\n" % type_, "addr_assign_type": "0\n", "addr_len": "6\n",
                         "mtu": ("1500\n" if type_ == 1 else "65536\n", 0o644), "flags": (flags + "\n", 0o644),
-                        "dev_id": "0x0\n", "dev_port": "0\n", "operstate": "up\n", "carrier": ("1\n", 0o644)},
+                        "dev_id": "0x0\n", "dev_port": "0\n", "operstate": "up\n", "carrier": ("1\n", 0o644),
+                        **({"name_assign_type": "1\n"} if type_ == 1 else {})},
                  env=[("INTERFACE", name), ("IFINDEX", str(ifindex))])
 
 
@@ -365,11 +370,12 @@ def build_machine():
     nic = pci_device(m, pci, "0000:00:19.0", "e1000e", 0x8086, 0x10f5, 0x020000, subsys=(0x17aa, 0x20ee), rev=3)
     net_device(m, nic, "eth0", 2, "00:1b:21:3a:4c:5d")
     ahci = pci_device(m, pci, "0000:00:1f.2", "ahci", 0x8086, 0x2929, 0x010601, rev=3)
-    ata1 = m.plain(ahci, "ata1")
+    ata1 = m.plain(ahci, "ata1", devtype="ata_port")
+    m.cls(ata1, "ata1", "ata_port", attrs={"port_no": "1\n", "nr_pmp_links": "0\n", "idle_irq": "0\n"})
     scsi_disk(m, ata1, 0, "ATA", "Samsung SSD 860", "sda", 0, 500118192, (1048576, 499067904))
     port = pci_device(m, pci, "0000:00:1c.0", "pcieport", 0x8086, 0x2940, 0x060400, module="pcieportdrv")
     nvme_pci = pci_device(m, port, "0000:02:00.0", "nvme", 0x144d, 0xa808, 0x010802, subsys=(0x144d, 0xa801))
-    nvme0 = m.cls(nvme_pci, "nvme0", "nvme", devt=("char", 241, 0),
+    nvme0 = m.cls(nvme_pci, "nvme0", "nvme", devt=("char", 241, 0), env=[("NVME_TRTYPE", "pcie")],
                   attrs={"model": "Samsung SSD 970 EVO Plus 500GB          \n", "serial": "S4EVNX0N123456A     \n",
                          "firmware_rev": "2B2QEXM7\n", "transport": "pcie\n"})
     block_device(m, nvme0, "nvme0n1", 259, 0, 976773168, (976771072,), part_sep="p")
@@ -491,8 +497,8 @@ def build_machine():
     m.cls(None, "mice", "input", devt=("char", INPUT_MAJOR, 63), devname="input/mice")
 
     # --- tty, mem, misc, loop, lo
-    for name, minor in (("tty", 0), ("console", 1), ("ptmx", 2)):
-        m.cls(None, name, "tty", devt=("char", 5, minor))
+    for name, minor, mode in (("tty", 0, 0o666), ("console", 1, None), ("ptmx", 2, 0o666)):
+        m.cls(None, name, "tty", devt=("char", 5, minor), devmode=mode)
     for n in range(4):
         m.cls(None, "tty%d" % n, "tty", devt=("char", 4, n))
     for n in range(4):
@@ -500,9 +506,9 @@ def build_machine():
     for name, minor, mode in (("mem", 1, None), ("null", 3, 0o666), ("zero", 5, 0o666), ("full", 7, 0o666),
                               ("random", 8, 0o666), ("urandom", 9, 0o666), ("kmsg", 11, None)):
         m.cls(None, name, "mem", devt=("char", 1, minor), devmode=mode)
-    for name, minor, devname in (("fuse", 229, "fuse"), ("loop-control", 237, "loop-control"),
-                                 ("uinput", 223, "uinput"), ("rfkill", 242, "rfkill")):
-        m.cls(None, name, "misc", devt=("char", 10, minor), devname=devname)
+    for name, minor, mode in (("fuse", 229, 0o666), ("loop-control", 237, None), ("uinput", 223, None),
+                              ("rfkill", 242, None)):
+        m.cls(None, name, "misc", devt=("char", 10, minor), devmode=mode)
     block_device(m, None, "loop0", 7, 0, 0, ())
     net_device(m, None, "lo", 1, "00:00:00:00:00:00", type_=772, flags="0x9")
     m.modules.update({"usbcore", "loop", "e1000e"})

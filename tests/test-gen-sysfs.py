@@ -268,6 +268,19 @@ def check_converted(root, man):
     T.equal(uevent(root + SDA + "/sda1"), {"MAJOR": "8", "MINOR": "1", "DEVNAME": "sda1", "DEVTYPE": "partition", "PARTN": "1"},
             "converted: sda1 uevent")
     T.equal(uevent(root + SDA + "/sda2").get("PARTN"), "2", "converted: sda2 PARTN")
+    env = uevent(root + SDA)
+    T.check(env.pop("DISKSEQ", "").isdigit(), "converted: sda has DISKSEQ")
+    T.equal(env, {"MAJOR": "8", "MINOR": "0", "DEVNAME": "sda", "DEVTYPE": "disk"}, "converted: sda uevent")
+    for name, mode in (("tty", "0666"), ("ptmx", "0666"), ("console", None)):
+        T.equal(uevent(root + "/devices/virtual/tty/" + name).get("DEVMODE"), mode, "converted: %s DEVMODE" % name)
+    for d in man["devices"]:
+        T.equal(uevent(root + d["devpath"]).get("DEVMODE"), d["devmode"], "converted: DEVMODE of %s" % d["devpath"])
+    # what path_id needs for the ATA disk: the port device and its ata_port class device
+    ata = "/devices/pci0000:00/0000:00:1f.2/ata1"
+    T.equal(uevent(root + ata), {"DEVTYPE": "ata_port"}, "converted: ata1 uevent")
+    T.equal(read(root + "/class/ata_port/ata1/port_no"), "1\n", "converted: ata_port/ata1 port_no")
+    T.equal(os.path.realpath(root + "/class/ata_port/ata1"), root + ata + "/ata_port/ata1", "converted: ata_port link")
+    T.check(SDA.startswith(ata + "/host0/target0:0:0/0:0:0:0/"), "converted: sda below ata1/host0")
     T.equal(uevent(root + EVENT0), {"MAJOR": "13", "MINOR": "64", "DEVNAME": "input/event0"}, "converted: event0 uevent")
     check_net(root, "/devices/pci0000:00/0000:00:19.0/net/eth0", "/devices/virtual/net/lo", "converted")
     check_usb(root, "converted")
@@ -283,6 +296,8 @@ def check_net(root, eth0, lo, layout):
     T.equal([read(root + eth0 + "/" + a) for a in ("ifindex", "type", "addr_assign_type", "address")],
             ["2\n", "1\n", "0\n", "00:1b:21:3a:4c:5d\n"], "%s: eth0 attributes" % layout)
     T.equal(read(root + lo + "/ifindex"), "1\n", "%s: lo ifindex" % layout)
+    T.equal((read(root + lo + "/type"), read(root + eth0 + "/name_assign_type")), ("772\n", "1\n"),
+            "%s: lo type, eth0 name_assign_type" % layout)
     T.check(not os.path.lexists(root + lo + "/device"), "%s: lo has no device link" % layout)
     pci = root + "/devices/pci0000:00/0000:00:19.0"
     T.equal([read(pci + "/" + a) for a in ("vendor", "device", "class")], ["0x8086\n", "0x10f5\n", "0x020000\n"],
@@ -385,14 +400,15 @@ def check_legacy(root, man):
             T.equal((int(env["MAJOR"]), int(env["MINOR"])), devt, "legacy: %s uevent MAJOR/MINOR" % path)
         if sub in ("tty", "mem", "misc", "usb_device", "nvme", "block"):
             T.check(devt is not None, "legacy: %s has dev" % path)
-        for k in ("DEVTYPE", "DEVMODE", "PARTN"):
+        for k in ("DEVTYPE", "DEVMODE", "PARTN", "DISKSEQ"):
             T.check(k not in env, "legacy: %s uevent has no %s" % (path, k))
         dl = d + "/device"
         if os.path.lexists(dl):
             real = os.path.realpath(dl)
             T.check(real.startswith(root + "/devices/") and "/devices/virtual/" not in real and
-                    os.path.islink(real + "/subsystem"), "legacy: %s device link to a bus device" % path)
-            T.equal(env.get("PHYSDEVPATH"), "/" + os.path.relpath(real, root), "legacy: %s PHYSDEVPATH" % path)
+                    os.path.isfile(real + "/uevent"), "legacy: %s device link to a physical device" % path)
+            if os.path.islink(real + "/subsystem"):
+                T.equal(env.get("PHYSDEVPATH"), "/" + os.path.relpath(real, root), "legacy: %s PHYSDEVPATH" % path)
     for virt in ("/class/mem/null", "/class/tty/tty0", "/class/input/mice", "/class/net/lo", "/block/loop0"):
         T.check(os.path.isdir(root + virt) and not os.path.lexists(root + virt + "/device"),
                 "legacy: virtual %s without device link" % virt)
