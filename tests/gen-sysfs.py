@@ -339,7 +339,8 @@ def block_device(m, parent, disk, major, first_minor, size, partitions, removabl
     d = m.cls(parent, disk, "block", devt=("block", major, first_minor), devtype="disk",
               env=[("DISKSEQ", str(m.diskseq))],
               attrs={"size": "%d\n" % size, "removable": "%d\n" % removable, "ro": "0\n",
-                     "range": "16\n" if major == 8 else "0\n", "ext_range": "256\n"})
+                     "range": "16\n" if major == 8 else "0\n", "ext_range": "256\n",
+                     **({"nsid": "1\n"} if disk.startswith("nvme") else {})})
     start = 2048
     for n, psize in enumerate(partitions, 1):
         name = "%s%s%d" % (disk, part_sep, n)
