@@ -9,6 +9,7 @@ so later devman builtin tests can share this table.
 
 Needs root, unshare(1) and udevadm; exits 77 (skip) otherwise."""
 
+import json
 import os
 import shutil
 import subprocess
@@ -76,12 +77,19 @@ def main():
     calls = [(b, p) for b, p in EXPECT] + [("input_id", "class/input/" + n) for n in INPUT_KINDS]
     with tempfile.TemporaryDirectory(prefix="test-fixture-udev.") as tmp:
         root = os.path.join(tmp, "sys")
-        subprocess.run([sys.executable, GEN, root], check=True)
+        man = os.path.join(tmp, "manifest.json")
+        subprocess.run([sys.executable, GEN, "--manifest", man, root], check=True)
+        with open(man) as f:
+            manifest = json.load(f)
         # one namespace, one shell: "@@ key" separates the outputs
         script = ["mount --bind %s /sys || exit 1" % root,
                   "export SYSTEMD_DEVICE_VERIFY_SYSFS=0 SYSTEMD_LOG_LEVEL=err"]
         for b, p in calls:
             script.append("echo '@@ %s %s'; udevadm test-builtin %s /sys/%s" % (b, p, b, p))
+        # sd-device's enumerator walks /sys/bus and /sys/class (devices) and /sys/bus, /sys/module
+        # (subsystems, drivers, modules)
+        script.append("echo '@@ trigger devices'; udevadm trigger --dry-run --verbose --type=devices")
+        script.append("echo '@@ trigger subsystems'; udevadm trigger --dry-run --verbose --type=subsystems")
         for node in NODES:
             script.append("echo '@@ node %s'; udevadm info -q path -n %s" % (node, node))
         r = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", "\n".join(script)],
@@ -121,6 +129,14 @@ def main():
     for node, path in NODES.items():
         got = out.get(("node", node), [])
         check(got == [path], "udevadm info -n %s: %r, want %r" % (node, got, path))
+    # every device with a subsystem is enumerated, nothing else
+    want = {"/sys" + d["devpath"] for d in manifest["devices"] if d["subsystem"]}
+    got = set(out.get(("trigger", "devices"), []))
+    check(got == want, "trigger --type=devices: missing %s, extra %s" % (sorted(want - got), sorted(got - want)))
+    got = set(out.get(("trigger", "subsystems"), []))
+    want = {"/sys/bus/usb", "/sys/bus/pci", "/sys/bus/usb/drivers/usb-storage", "/sys/bus/scsi/drivers/sd",
+            "/sys/module/usbcore", "/sys/module/usb_storage", "/sys/module/e1000e"}
+    check(want <= got, "trigger --type=subsystems: missing %s" % sorted(want - got))
     if failed:
         print(r.stderr, file=sys.stderr)
     print("%d passed, %d failed" % (passed, failed))
