@@ -82,7 +82,7 @@ INPUT_MAJOR = 13
 SCALE_MAJOR = 240
 SCALE_PER_PARENT = 99
 
-# Keys whose values only converted kernels put in a class device's uevent.
+# uevent keys that came with the conversion: legacy trees leave them out.
 CONVERTED_ONLY_KEYS = {"DEVTYPE", "DEVMODE", "PARTN", "DISKSEQ"}
 
 

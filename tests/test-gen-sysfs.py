@@ -510,6 +510,12 @@ def check_scale(tmp):
     T.equal(len([v for v in devs.values() if v[0] == "platform"]), 1000 - len(with_devt), "--scale: platform parents")
     root2, _ = gen(tmp, "scale7", "--scale", "7")
     T.equal(len(scan_converted(root2)) - 1, 7, "--scale 7: 7 devices")
+    root3, man3 = gen(tmp, "scale-legacy", "--layout", "legacy", "--scale", "250")
+    devs = scan_legacy(root3)
+    del devs["/devices/platform"]
+    T.equal(len(devs), 250, "--layout legacy --scale 250: 250 devices")
+    T.equal(nodes(devs), manifest_nodes(man3), "--layout legacy --scale 250: nodes = manifest")
+    T.equal(len(os.listdir(root3 + "/class/scale")), 247, "--layout legacy --scale 250: 247 class dirs")
 
 
 def check_errors(tmp):
