@@ -261,6 +261,10 @@ def check_converted(root, man):
     usbdev = "/devices/pci0000:00/0000:00:1d.7/usb3/3-1/usb_device/usbdev3.2"
     T.check(os.path.isfile(root + usbdev + "/dev"), "converted: usbdev3.2 under usb3/3-1/usb_device")
     T.check(os.path.isdir(root + "/devices/pci0000:00/0000:00:1d.0/usb1/usb_device/usbdev1.1"), "converted: usbdev1.1 path")
+    # no legacy back links "<class>:<name>" in a converted tree
+    back = [os.path.join(d, n) for d, dn, fn in os.walk(devroot) for n in dn + fn
+            if ":" in n and os.path.islink(os.path.join(d, n)) and "/class/" in os.path.realpath(os.path.join(d, n))]
+    T.equal(back, [], "converted: no class back links")
     # uevents of the converted kernel
     T.equal(uevent(root + "/devices/virtual/mem/null"), {"MAJOR": "1", "MINOR": "3", "DEVNAME": "null", "DEVMODE": "0666"},
             "converted: null uevent")
@@ -413,6 +417,15 @@ def check_legacy(root, man):
         T.check(os.path.isdir(root + virt) and not os.path.lexists(root + virt + "/device"),
                 "legacy: virtual %s without device link" % virt)
     T.check(not os.path.exists(root + "/devices/virtual"), "legacy: no /devices/virtual")
+    # class devices live only in /class and /block; the physical device has back links instead
+    for dirpath, dirnames, _ in os.walk(root + "/devices"):
+        for name in ("net", "tty", "input", "usb_device", "block", "nvme", "ata_port"):
+            T.check(name not in dirnames or name == "block" and os.path.islink(os.path.join(dirpath, name)),
+                    "legacy: no class glue dir %s/%s" % (dirpath, name))
+    nic = root + "/devices/pci0000:00/0000:00:19.0"
+    T.equal(os.path.realpath(nic + "/net:eth0"), root + "/class/net/eth0", "legacy: back link net:eth0")
+    T.equal(os.path.realpath(nic.replace("0000:00:19.0", "0000:00:1d.7/usb3/3-1") + "/usb_device:usbdev3.2"),
+            root + "/class/usb_device/usbdev3.2", "legacy: back link usb_device:usbdev3.2")
     T.equal(read(root + "/block/sda/sda1/dev"), "8:1\n", "legacy: partition sda1 inside /block/sda")
     T.equal(os.path.realpath(root + "/block/sda/device"), os.path.dirname(os.path.dirname(root + SDA)),
             "legacy: /block/sda/device -> scsi device")
