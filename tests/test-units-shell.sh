@@ -25,6 +25,7 @@ check() { # description, command...
 	fi
 }
 
+# shellcheck disable=SC2317 # called through check()
 no_placeholder() {
 	! grep -n '@[a-z_]*@' "$1"
 }
@@ -50,12 +51,14 @@ check "coldplug oneshot settles" grep -qx "$bindir/devmanadm settle" "$up"
 # The checker itself must reject a broken script, or the checks above prove nothing.
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# shellcheck disable=SC2016 # the $ is meant for the checked script
 printf '#!/bin/sh\nif [ -x /x ]; then\n  echo $UNQUOTED_VAR\n' > "$tmp/broken"
 checks=$((checks + 1))
 if sh -n "$tmp/broken" 2>/dev/null; then
 	echo "FAIL - sh -n accepted an unterminated if"
 	fail=1
 fi
+# shellcheck disable=SC2016
 printf '#!/bin/sh\necho $1\n' > "$tmp/lint"
 checks=$((checks + 1))
 if shellcheck "$tmp/lint" >/dev/null 2>&1; then
