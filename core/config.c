@@ -322,7 +322,8 @@ int devman_config_new(struct devman_config **ret)
         c->event_timeout_usec = DEVMAN_EVENT_TIMEOUT_DEFAULT_USEC;
         c->timeout_signal = SIGKILL;
         c->resolve_names = RESOLVE_NAMES_EARLY;
-        if (devman_config_set_path(&c->sysfs_root, "/sys") < 0 || devman_config_set_path(&c->dev_root, "/dev") < 0 ||
+        if (devman_config_set_path(&c->sysfs_root, "/sys") < 0 ||
+            devman_config_set_path(&c->dev_root, "/dev") < 0 ||
             devman_config_set_path(&c->run_root, "/run/udev") < 0)
                 return -ENOMEM;
         for (size_t i = 0; i < ELEMENTSOF(default_dirs); i++) {
@@ -531,6 +532,11 @@ int devman_config_parse_cmdline(struct devman_config *c, const char *cmdline, bo
                 i = cmdline_setting(key);
                 if (i == -1)
                         continue;
+                if (i == -2 && streq(key + strcspn(key, "."), ".blockdev_read_only")) {
+                        log_warning("Kernel command line: '%s' is not supported by devman, ignoring.", word);
+                        skipped++;
+                        continue;
+                }
                 if (i == -2) {
                         log_warning("Kernel command line: unknown option '%s', ignoring.", word);
                         skipped++;
@@ -543,8 +549,8 @@ int devman_config_parse_cmdline(struct devman_config *c, const char *cmdline, bo
                 }
                 r = settings[i].set(c, value);
                 if (r < 0) {
-                        log_warning_errno(r, "Kernel command line: invalid value in '%s=%s', ignoring: %m", word,
-                                          value);
+                        log_warning_errno(r, "Kernel command line: invalid value in '%s=%s', ignoring: %m",
+                                          word, value);
                         skipped++;
                 }
         }
@@ -589,8 +595,8 @@ static int parse_file_logged(struct devman_config *c, const char *path, bool may
 
 int devman_config_load(struct devman_config *c, const char *root, const char *devman_conf)
 {
-        _cleanup_free_ char *udev_conf = NULL, *own_conf = NULL, *cmdline_path = NULL, *initrd_release = NULL,
-                            *cmdline = NULL;
+        _cleanup_free_ char *udev_conf = NULL, *own_conf = NULL, *cmdline_path = NULL,
+                            *initrd_release = NULL, *cmdline = NULL;
         int skipped = 0, r;
 
         root = strempty(root);

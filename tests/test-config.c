@@ -174,16 +174,26 @@ static void test_every_key(void)
 static void test_bad_values(void)
 {
         static const char *const lines[] = {
-                "udev_log=loud\n",           "udev_log=8\n",
-                "udev_log=\n",               "children_max=-1\n",
-                "children_max=4294967296\n", "children_max=12abc\n",
-                "children_max= \n",          "exec_delay=1.5\n",
-                "exec_delay=500ms\n",        "exec_delay=infinity\n",
-                "exec_delay=5 fortnights\n", "event_timeout=0\n",
-                "event_timeout=-3\n",        "event_timeout=99999999999999999999\n",
-                "timeout_signal=SIGFOO\n",   "timeout_signal=0\n",
-                "timeout_signal=SIG9\n",     "timeout_signal=RTMIN+999\n",
-                "timeout_signal=sigterm\n",  "resolve_names=sometimes\n",
+                "udev_log=loud\n",
+                "udev_log=8\n",
+                "udev_log=\n",
+                "children_max=-1\n",
+                "children_max=4294967296\n",
+                "children_max=12abc\n",
+                "children_max= \n",
+                "exec_delay=1.5\n",
+                "exec_delay=500ms\n",
+                "exec_delay=infinity\n",
+                "exec_delay=5 fortnights\n",
+                "event_timeout=0\n",
+                "event_timeout=-3\n",
+                "event_timeout=99999999999999999999\n",
+                "timeout_signal=SIGFOO\n",
+                "timeout_signal=0\n",
+                "timeout_signal=SIG9\n",
+                "timeout_signal=RTMIN+999\n",
+                "timeout_signal=sigterm\n",
+                "resolve_names=sometimes\n",
                 "resolve_names=EARLY\n",
         };
         for (size_t i = 0; i < ELEMENTSOF(lines); i++) {
@@ -208,13 +218,13 @@ static void test_unknown_keys_and_syntax(void)
         int skipped;
         /* Bad lines are skipped, the good lines around them still apply. */
         struct devman_config *c = parse_text("children_max=2\n"
-                                             "udev_root=/dev\n"      /* unknown (an old udev key) */
-                                             "children-max=5\n"      /* unknown: files use '_' only */
-                                             "just some words\n"     /* no '=' */
-                                             "=4\n"                  /* no key */
-                                             "exec_delay 4\n"        /* no '=' */
-                                             "udev_log=\"debug\n"    /* unterminated quote */
-                                             "udev_log=\"info\"x\n"  /* text after the quote */
+                                             "udev_root=/dev\n"     /* unknown (an old udev key) */
+                                             "children-max=5\n"     /* unknown: files use '_' only */
+                                             "just some words\n"    /* no '=' */
+                                             "=4\n"                 /* no key */
+                                             "exec_delay 4\n"       /* no '=' */
+                                             "udev_log=\"debug\n"   /* unterminated quote */
+                                             "udev_log=\"info\"x\n" /* text after the quote */
                                              "timeout_signal=TERM\n",
                                              &skipped);
         CHECK_INT(skipped, 7);
@@ -264,6 +274,82 @@ static void test_quoting_comments_whitespace(void)
         CHECK_INT(skipped, 0);
         CHECK_INT(c->children_max, 3);
         devman_config_free(c);
+}
+
+/* Runs fn(arg) with stderr sent to a file; returns what was written (caller frees). */
+static char *capture_stderr(void (*fn)(const char *), const char *arg)
+{
+        char path[] = "/tmp/devman-test-config-log.XXXXXX";
+        int fd = mkstemp(path), saved = dup(STDERR_FILENO);
+        char *text = NULL;
+        size_t size = 0;
+        FILE *f;
+
+        if (fd < 0 || saved < 0)
+                exit(1);
+        fflush(stderr);
+        dup2(fd, STDERR_FILENO);
+        fn(arg);
+        fflush(stderr);
+        dup2(saved, STDERR_FILENO);
+        close(saved);
+        f = fdopen(fd, "r");
+        rewind(f);
+        if (getdelim(&text, &size, '\0', f) < 0)
+                text = strdup("");
+        fclose(f);
+        unlink(path);
+        return text;
+}
+
+static void parse_one_file(const char *path)
+{
+        struct devman_config *c = new_config();
+        CHECK_INT(devman_config_parse_file(c, path), 3);
+        CHECK_INT(c->children_max, 2);
+        devman_config_free(c);
+}
+
+static void parse_one_cmdline(const char *cmdline)
+{
+        struct devman_config *c = new_config();
+        CHECK_INT(devman_config_parse_cmdline(c, cmdline, false), 2);
+        devman_config_free(c);
+}
+
+static void test_diagnostics_name_file_and_line(void)
+{
+        char *root = make_root();
+        char *path = write_file(root, "udev.conf",
+                                "# comment\n"
+                                "udev_root=/dev\n"
+                                "children_max=2\n"
+                                "\n"
+                                "event_timeout=soon\n"
+                                "resolve_names='never\n");
+        char *log = capture_stderr(parse_one_file, path), *want;
+
+        if (asprintf(&want, "%s:2: unknown key 'udev_root', ignoring.", path) < 0)
+                exit(1);
+        CHECK(strstr(log, want));
+        free(want);
+        if (asprintf(&want, "%s:5: invalid value 'soon' for event_timeout, ignoring", path) < 0)
+                exit(1);
+        CHECK(strstr(log, want));
+        free(want);
+        if (asprintf(&want, "%s:6: missing closing quote, ignoring line.", path) < 0)
+                exit(1);
+        CHECK(strstr(log, want));
+        free(want);
+        free(log);
+
+        log = capture_stderr(parse_one_cmdline, "quiet udev.children_max=many devman.frobnicate=1");
+        CHECK(strstr(log, "invalid value in 'udev.children_max=many'"));
+        CHECK(strstr(log, "unknown option 'devman.frobnicate'"));
+        CHECK(!strstr(log, "quiet"));
+        free(log);
+        free(path);
+        rm_tree(root);
 }
 
 static void test_missing_file(void)
@@ -367,12 +453,13 @@ static void test_cmdline(void)
 
         /* Bad words are logged and skipped; foreign words are not ours to judge. */
         c = new_config();
-        CHECK_INT(devman_config_parse_cmdline(c,
-                                              "udev.children_max=lots udev.bogus=1 devman.log_level "
-                                              "udev.blockdev_read_only devman.event_timeout=0 "
-                                              "udevlog=7 log_level=7 devmanx.children_max=9 udev.exec_delay=1",
-                                              false),
-                  5);
+        CHECK_INT(
+                devman_config_parse_cmdline(c,
+                                            "udev.children_max=lots udev.bogus=1 devman.log_level "
+                                            "udev.blockdev_read_only devman.event_timeout=0 "
+                                            "udevlog=7 log_level=7 devmanx.children_max=9 udev.exec_delay=1",
+                                            false),
+                5);
         CHECK_INT(c->children_max, 0);
         CHECK_INT(c->log_level, LOG_INFO);
         CHECK(c->event_timeout_usec == 180 * SEC);
@@ -470,5 +557,6 @@ static void test_load_precedence(void)
 }
 
 TEST_MAIN(TEST(test_defaults), TEST(test_paths_and_rules_dirs), TEST(test_every_key), TEST(test_bad_values),
-          TEST(test_unknown_keys_and_syntax), TEST(test_quoting_comments_whitespace), TEST(test_missing_file),
-          TEST(test_value_parsers), TEST(test_cmdline), TEST(test_cmdline_initrd), TEST(test_load_precedence))
+          TEST(test_unknown_keys_and_syntax), TEST(test_diagnostics_name_file_and_line),
+          TEST(test_quoting_comments_whitespace), TEST(test_missing_file), TEST(test_value_parsers),
+          TEST(test_cmdline), TEST(test_cmdline_initrd), TEST(test_load_precedence))
