@@ -1,0 +1,76 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Runs the rcS snippet and runit's finish script with stand-in programs, their system paths
+# (/run/udev, /proc/sys/kernel/hotplug) moved into a private directory, and checks what they
+# do: start devmand, coldplug, settle, in order; nothing after devmand fails; the hotplug
+# helper cleared; a crashed devmand's queue flag and control socket removed.
+#   test-units-rcs.sh BINDIR DEVMAN_RCS RUNIT_FINISH
+set -u
+
+bindir=$1
+rcs=$2
+finish=$3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+expect_eq() { # description, got, want
+	if [ "$2" = "$3" ]; then
+		echo "ok - $1"
+	else
+		echo "FAIL - $1"
+		echo "    want: $(echo "$3" | tr '\n' '|')"
+		echo "    got:  $(echo "$2" | tr '\n' '|')"
+		fail=1
+	fi
+}
+
+mkdir -p "$tmp/bin" "$tmp/proc"
+for prog in devmand devmanadm; do
+	cat > "$tmp/bin/$prog" <<STUB
+#!/bin/sh
+echo "$prog \$*" >> "\$STUB_LOG"
+[ ! -e "\$STUB_FAIL" ]
+STUB
+	chmod +x "$tmp/bin/$prog"
+done
+move_paths() {
+	sed -e "s|$bindir|$tmp/bin|g" -e "s|/proc/sys/kernel/hotplug|$tmp/proc/hotplug|g" \
+		-e "s|/run/udev|$tmp/run/udev|g" "$1"
+}
+move_paths "$rcs" > "$tmp/rcS"
+move_paths "$finish" > "$tmp/finish"
+grep -q "$tmp/bin" "$tmp/rcS" || { echo "FAIL - rcS does not use $bindir"; fail=1; }
+
+nl='
+'
+export STUB_LOG="$tmp/log" STUB_FAIL="$tmp/fail"
+
+echo /sbin/mdev > "$tmp/proc/hotplug"
+: > "$tmp/log"
+sh "$tmp/rcS" 2> "$tmp/err"
+expect_eq "rcS starts devmand, coldplugs and settles" "$(cat "$tmp/log")" \
+	"devmand --daemon${nl}devmanadm trigger --type=subsystems --action=add${nl}devmanadm trigger --type=devices --action=add${nl}devmanadm settle --timeout=180"
+expect_eq "rcS clears the kernel's hotplug helper" "$(cat "$tmp/proc/hotplug")" ""
+expect_eq "rcS creates the run directory" "$(test -d "$tmp/run/udev" && echo yes)" yes
+expect_eq "rcS is quiet when all goes well" "$(cat "$tmp/err")" ""
+
+# Sourced from an rcS running under set -e, with every program failing: it reports and returns.
+touch "$tmp/fail"
+: > "$tmp/log"
+out=$(sh -ec ". '$tmp/rcS'; echo after" 2>&1)
+expect_eq "a failing devmand stops the coldplug" "$(cat "$tmp/log")" "devmand --daemon"
+expect_eq "a sourced rcS returns under set -e" "$out" "devman.rcS: devmand failed to start${nl}after"
+rm "$tmp/fail"
+
+# runit's finish: after a crash, stale state goes, and the restart is throttled.
+mkdir -p "$tmp/run/udev"
+: > "$tmp/run/udev/queue"
+: > "$tmp/run/udev/control"
+: > "$tmp/run/udev/data-keep"
+sh "$tmp/finish" -1 11 2> "$tmp/err"
+expect_eq "finish removes the queue flag and the control socket" "$(ls "$tmp/run/udev")" data-keep
+expect_eq "finish says how devmand ended" "$(cat "$tmp/err")" \
+	"devmand exited with status -1 (signal 11), restarting in 1 s"
+sh "$tmp/finish" 0 0 2> "$tmp/err"
+expect_eq "finish is quiet after a clean exit" "$(cat "$tmp/err")" ""
+exit $fail
