@@ -352,6 +352,45 @@ static void test_diagnostics_name_file_and_line(void)
         rm_tree(root);
 }
 
+/* The shipped example states the defaults; uncommented, each of its lines must parse. */
+static void test_shipped_example(void)
+{
+        _cleanup_free_ char *path = NULL, *text = NULL;
+        _cleanup_fclose_ FILE *f = NULL;
+        struct devman_config *defaults = new_config(), *c = new_config();
+        char *root = make_root(), *uncommented;
+        size_t size = 0;
+        int settings = 0;
+
+        if (asprintf(&path, "%s/data/devman.conf", DEVMAN_SOURCE_ROOT) < 0)
+                exit(1);
+        CHECK_INT(devman_config_parse_file(c, path), 0);
+
+        f = fopen(path, "re");
+        CHECK(f);
+        if (!f || getdelim(&text, &size, '\0', f) < 0)
+                return;
+        /* "#key=value" lines become "key=value"; prose comments have a blank after '#'. */
+        for (char *p = text; (p = strstr(p, "\n#")); p++)
+                if (p[2] >= 'a' && p[2] <= 'z') {
+                        p[1] = ' ';
+                        settings++;
+                }
+        CHECK_INT(settings, 6);
+        uncommented = write_file(root, "uncommented.conf", text);
+        CHECK_INT(devman_config_parse_file(c, uncommented), 0);
+        CHECK_INT(c->log_level, defaults->log_level);
+        CHECK_INT(c->children_max, defaults->children_max);
+        CHECK_INT(c->exec_delay_sec, defaults->exec_delay_sec);
+        CHECK(c->event_timeout_usec == defaults->event_timeout_usec);
+        CHECK_INT(c->timeout_signal, defaults->timeout_signal);
+        CHECK_INT(c->resolve_names, defaults->resolve_names);
+        free(uncommented);
+        rm_tree(root);
+        devman_config_free(c);
+        devman_config_free(defaults);
+}
+
 static void test_missing_file(void)
 {
         struct devman_config *c = new_config();
@@ -558,5 +597,6 @@ static void test_load_precedence(void)
 
 TEST_MAIN(TEST(test_defaults), TEST(test_paths_and_rules_dirs), TEST(test_every_key), TEST(test_bad_values),
           TEST(test_unknown_keys_and_syntax), TEST(test_diagnostics_name_file_and_line),
-          TEST(test_quoting_comments_whitespace), TEST(test_missing_file), TEST(test_value_parsers),
-          TEST(test_cmdline), TEST(test_cmdline_initrd), TEST(test_load_precedence))
+          TEST(test_quoting_comments_whitespace), TEST(test_shipped_example), TEST(test_missing_file),
+          TEST(test_value_parsers), TEST(test_cmdline), TEST(test_cmdline_initrd),
+          TEST(test_load_precedence))
