@@ -4,12 +4,13 @@
 # (/run/udev, /proc/sys/kernel/hotplug) moved into a private directory, and checks what they
 # do: start devmand, coldplug, settle, in order; nothing after devmand fails; the hotplug
 # helper cleared; a crashed devmand's queue flag and control socket removed.
-#   test-units-rcs.sh BINDIR DEVMAN_RCS RUNIT_FINISH
+#   test-units-rcs.sh DEVMAND DEVMANADM DEVMAN_RCS RUNIT_FINISH
 set -u
 
-bindir=$1
-rcs=$2
-finish=$3
+devmand=$1
+devmanadm=$2
+rcs=$3
+finish=$4
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -34,12 +35,16 @@ STUB
 	chmod +x "$tmp/bin/$prog"
 done
 move_paths() {
-	sed -e "s|$bindir|$tmp/bin|g" -e "s|/proc/sys/kernel/hotplug|$tmp/proc/hotplug|g" \
+	# devmanadm first: with sbindir = bindir, devmand's path is a prefix of devmanadm's.
+	sed -e "s|$devmanadm|$tmp/bin/devmanadm|g" -e "s|$devmand|$tmp/bin/devmand|g" -e "s|/proc/sys/kernel/hotplug|$tmp/proc/hotplug|g" \
 		-e "s|/run/udev|$tmp/run/udev|g" "$1"
 }
 move_paths "$rcs" > "$tmp/rcS"
 move_paths "$finish" > "$tmp/finish"
-grep -q "$tmp/bin" "$tmp/rcS" || { echo "FAIL - rcS does not use $bindir"; fail=1; }
+if ! grep -q "$tmp/bin/devmand\"" "$tmp/rcS" || ! grep -q "$tmp/bin/devmanadm\"" "$tmp/rcS"; then
+	echo "FAIL - rcS does not use $devmand and $devmanadm"
+	fail=1
+fi
 
 nl='
 '

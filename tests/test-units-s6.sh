@@ -6,13 +6,14 @@
 #  - the devman-coldplug oneshot's execline `up`: trigger subsystems, trigger devices, settle,
 #    in that order, going on when a step fails.
 # The stand-ins live in a private directory: the program path in the copies is rewritten.
-#   test-units-s6.sh BINDIR SRCDIR(units/s6) RUN UP
+#   test-units-s6.sh DEVMAND DEVMANADM SRCDIR(units/s6) RUN UP
 set -u
 
-bindir=$1
-src=$2
-run=$3
-up=$4
+devmand=$1
+devmanadm=$2
+src=$3
+run=$4
+up=$5
 for tool in s6-supervise s6-svwait s6-svc execlineb; do
 	command -v "$tool" >/dev/null || { echo "$tool missing"; exit 77; }
 done
@@ -58,26 +59,39 @@ STUB
 chmod +x "$tmp/bin/devmand"
 
 # The longrun, as installed, with only the program path moved.
-sed "s|$bindir/devmand|$tmp/bin/devmand|" "$run" > "$tmp/sv/devman/run"
+sed "s|$devmand|$tmp/bin/devmand|" "$run" > "$tmp/sv/devman/run"
 chmod +x "$tmp/sv/devman/run"
 cp "$src/devman/notification-fd" "$src/devman/type" "$tmp/sv/devman/"
-grep -q "$tmp/bin/devmand" "$tmp/sv/devman/run" || bad "run does not start $bindir/devmand"
+grep -q "$tmp/bin/devmand" "$tmp/sv/devman/run" || bad "run does not start $devmand"
 expect "devman is a longrun" [ "$(cat "$tmp/sv/devman/type")" = longrun ]
 
 STUB_LOG=$tmp/devmand.args STUB_NEVER_READY=$tmp/never-ready s6-supervise "$tmp/sv/devman" &
 supervise_pid=$!
+# s6-svwait needs the status file s6-supervise creates once it runs.
+tries=0
+until s6-svstat "$tmp/sv/devman" >/dev/null 2>&1 || [ $tries -ge 50 ]; do
+	sleep 0.1
+	tries=$((tries + 1))
+done
 if s6-svwait -U -t 5000 "$tmp/sv/devman"; then
 	ok "s6 sees devmand ready through notification-fd"
 else
 	bad "s6 never saw devmand ready"
 fi
-expect "devmand gets --ready-fd matching notification-fd ($(cat "$tmp/devmand.args" 2>/dev/null))" \
-	[ "$(cat "$tmp/devmand.args" 2>/dev/null)" = "--ready-fd $(cat "$tmp/sv/devman/notification-fd")" ]
+args=$(cat "$tmp/devmand.args" 2>/dev/null)
+expect "devmand gets --ready-fd matching notification-fd ($args)" \
+	[ "$args" = "--ready-fd $(cat "$tmp/sv/devman/notification-fd")" ]
 
 # The wait above must be able to fail: a devmand that never reports readiness.
 touch "$tmp/never-ready"
+rm -f "$tmp/devmand.args"
 s6-svc -r "$tmp/sv/devman"
-sleep 0.3
+tries=0
+until [ -s "$tmp/devmand.args" ] || [ $tries -ge 50 ]; do
+	sleep 0.1
+	tries=$((tries + 1))
+done
+expect "the restarted devmand is up" s6-svwait -u -t 5000 "$tmp/sv/devman"
 if s6-svwait -U -t 1000 "$tmp/sv/devman" 2>/dev/null; then
 	bad "s6-svwait reported a never-ready service as ready"
 else
@@ -93,7 +107,7 @@ STUB
 chmod +x "$tmp/bin/devmanadm"
 expect "devman-coldplug is a oneshot" [ "$(cat "$src/devman-coldplug/type")" = oneshot ]
 expect "devman-coldplug depends on devman" [ -f "$src/devman-coldplug/dependencies.d/devman" ]
-sed "s|$bindir/devmanadm|$tmp/bin/devmanadm|g" "$up" > "$tmp/up"
+sed "s|$devmanadm|$tmp/bin/devmanadm|g" "$up" > "$tmp/up"
 if STUB_LOG=$tmp/adm.log execlineb -P "$tmp/up"; then
 	ok "up runs"
 else

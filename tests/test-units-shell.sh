@@ -3,10 +3,10 @@
 # Checks the generated init scripts: every shell script parses (sh -n, and busybox
 # ash when present: the rcS snippet runs under it), passes shellcheck, and has no
 # @placeholder@ left; the execline and systemd files have their paths substituted.
-#   test-units-shell.sh BINDIR EXECLINE_UP -- SCRIPT...
+#   test-units-shell.sh DEVMANADM EXECLINE_UP -- SCRIPT...
 set -u
 
-bindir=$1
+devmanadm=$1
 up=$2
 shift 3
 fail=0
@@ -45,8 +45,8 @@ for f in "$@"; do
 done
 
 check "no placeholder in $up" no_placeholder "$up"
-check "coldplug oneshot runs $bindir/devmanadm" grep -q "^foreground { $bindir/devmanadm trigger --type=subsystems --action=add }" "$up"
-check "coldplug oneshot settles" grep -qx "$bindir/devmanadm settle" "$up"
+check "coldplug oneshot runs $devmanadm" grep -q "^foreground { $devmanadm trigger --type=subsystems --action=add }" "$up"
+check "coldplug oneshot settles" grep -qx "$devmanadm settle" "$up"
 
 # The checker itself must reject a broken script, or the checks above prove nothing.
 tmp=$(mktemp -d)

@@ -4,21 +4,23 @@
 # systemd: the units are verified inside a private --root that holds them and stand-ins
 # for the programs they start (only their executability is checked). A warning is a
 # failure too: verify exits 0 on "Unknown key" and friends.
-#   test-units-systemd.sh BINDIR UNIT...
+#   test-units-systemd.sh DEVMAND DEVMANADM UNIT...
 set -u
 
-bindir=$1
-shift
+devmand=$1
+devmanadm=$2
+shift 2
 command -v systemd-analyze >/dev/null || { echo "systemd-analyze missing"; exit 77; }
 [ $# -eq 5 ] || { echo "FAIL - expected 5 units, got $#"; exit 1; }
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 root=$tmp/root
-mkdir -p "$root/etc/systemd/system" "$root/$bindir"
-for prog in devmand devmanadm; do
-	printf '#!/bin/sh\nexit 0\n' > "$root/$bindir/$prog"
-	chmod 755 "$root/$bindir/$prog"
+mkdir -p "$root/etc/systemd/system"
+for prog in "$devmand" "$devmanadm"; do
+	mkdir -p "$root/${prog%/*}"
+	printf '#!/bin/sh\nexit 0\n' > "$root/$prog"
+	chmod 755 "$root/$prog"
 done
 names=""
 for u in "$@"; do
@@ -45,10 +47,10 @@ else
 fi
 
 # Paths were substituted and point at the programs.
-grep -qx "ExecStart=$bindir/devmand" "$root/etc/systemd/system/devman.service" ||
-	{ echo "FAIL - devman.service does not start $bindir/devmand"; fail=1; }
-grep -qx "ExecStart=$bindir/devmanadm settle" "$root/etc/systemd/system/devman-settle.service" ||
-	{ echo "FAIL - devman-settle.service does not run $bindir/devmanadm settle"; fail=1; }
+grep -qx "ExecStart=$devmand" "$root/etc/systemd/system/devman.service" ||
+	{ echo "FAIL - devman.service does not start $devmand"; fail=1; }
+grep -qx "ExecStart=$devmanadm settle" "$root/etc/systemd/system/devman-settle.service" ||
+	{ echo "FAIL - devman-settle.service does not run $devmanadm settle"; fail=1; }
 
 # The verifier must notice a broken unit, or the pass above proves nothing.
 cp -a "$root" "$tmp/broken"
@@ -59,7 +61,7 @@ if verify "$tmp/broken" devman.service > /dev/null; then
 else
 	echo "ok - verify rejects a broken unit"
 fi
-rm "$tmp/broken/$bindir/devmand"
+rm "$tmp/broken/$devmand"
 cp "$root/etc/systemd/system/devman.service" "$tmp/broken/etc/systemd/system/"
 if verify "$tmp/broken" devman.service > /dev/null; then
 	echo "FAIL - verify accepted a missing ExecStart program"
