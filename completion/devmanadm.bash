@@ -95,9 +95,10 @@ _devmanadm_verb_options()
     case $1 in
     trigger)
         echo "--action= --type= --subsystem-match= --subsystem-nomatch= --sysname-match="
-        echo "--property-match= --tag-match= --dry-run --verbose --settle" ;;
-    settle) echo "--timeout=" ;;
-    info) echo "--path= --name= --query= --export-db --cleanup-db --attribute-walk" ;;
+        echo "--sysname-nomatch= --property-match= --tag-match= --parent-match= --dry-run --verbose"
+        echo "--settle" ;;
+    settle) echo "--timeout= --exit-if-exists= --seq-start= --seq-end= --quiet" ;;
+    info) echo "--path= --name= --query= --root --export-db --cleanup-db --attribute-walk" ;;
     control)
         echo "--reload --exit --ping --log-level= --stop-exec-queue --start-exec-queue"
         echo "--property= --children-max=" ;;
@@ -129,6 +130,18 @@ _devmanadm_add_value()
         _devman_add_paths "$cur" dirs ;;
     -o | --compare)
         _devman_add_paths "$cur" ;;
+    --exit-if-exists)
+        local p n=${#COMPREPLY[@]}
+        _devman_add_paths "$cur"
+        for ((p = n; p < ${#COMPREPLY[@]}; p++)); do
+            COMPREPLY[p]=$keep${COMPREPLY[p]}
+        done ;;
+    --parent-match)
+        local p n=${#COMPREPLY[@]}
+        _devman_add_paths "${cur:-$sysfs/}" dirs
+        for ((p = n; p < ${#COMPREPLY[@]}; p++)); do
+            COMPREPLY[p]=$keep${COMPREPLY[p]}
+        done ;;
     --action)
         _devman_add_words "$cur" "add remove change move online offline bind unbind" "$keep" ;;
     --type)
@@ -195,7 +208,7 @@ _devmanadm()
         _devmanadm_add_value "${cur%%=*}" "${cur#*=}" "${cur%%=*}="
     elif [[ $cur == -* ]]; then
         if [[ -z $verb ]]; then
-            _devman_add_words "$cur" "--sysfs --dev --run --help --version" ""
+            _devman_add_words "$cur" "--sysfs --dev --run --debug --help --version" ""
         else
             _devman_add_words "$cur" "$(_devmanadm_verb_options "$verb")" ""
         fi

@@ -83,7 +83,7 @@ adm "devmanadm " trigger settle info tree classes control monitor test test-buil
 	static-nodes coldplug snapshot compare version
 adm "devmanadm t" trigger tree test test-builtin
 adm "devmanadm s" settle static-nodes snapshot
-adm "devmanadm --" --sysfs --dev --run --help --version
+adm "devmanadm --" --sysfs --dev --run --debug --help --version
 adm "devmanadm --sysfs $tmp/sy" "$tmp/sys/"
 adm "devmanadm --sysfs $tmp/sys c" classes control coldplug compare
 
@@ -93,7 +93,9 @@ adm "devmanadm trigger --type=" devices subsystems
 adm_nobreaks "devmanadm trigger --type=s" --type=subsystems
 adm "devmanadm trigger --action=ch" change
 adm "devmanadm trigger --action " add remove change move online offline bind unbind
-adm "devmanadm trigger --s" --subsystem-match= --subsystem-nomatch= --sysname-match= --settle
+adm "devmanadm trigger --s" --subsystem-match= --subsystem-nomatch= --sysname-match= --sysname-nomatch= \
+	--settle
+adm "devmanadm trigger --parent-match=$tmp/sys/devices/pci0000:00/0000:00:1f" "1f.2/"
 adm "devmanadm trigger --d" --dry-run
 adm "devmanadm --sysfs $tmp/sys trigger --subsystem-match=" block input pci usb
 adm "devmanadm --sysfs=$tmp/sys trigger --subsystem-nomatch=p" pci
@@ -102,9 +104,11 @@ adm "devmanadm monitor --" --kernel --udev --property --subsystem-match= --tag-m
 adm "devmanadm control --log-level=d" debug
 adm "devmanadm control --" --reload --exit --ping --log-level= --stop-exec-queue --start-exec-queue \
 	--property= --children-max= --help
-adm "devmanadm settle --" --timeout= --help
+adm "devmanadm settle --" --timeout= --exit-if-exists= --seq-start= --seq-end= --quiet --help
+adm_nobreaks "devmanadm settle --exit-if-exists=$tmp/snap.t" "--exit-if-exists=$tmp/snap.txt"
 adm "devmanadm info --query=" all path name symlink property
 adm "devmanadm info --e" --export-db
+adm "devmanadm info --" --path= --name= --query= --root --export-db --cleanup-db --attribute-walk --help
 adm "devmanadm hwdb --" --update --test= --help
 adm "devmanadm test --" --action= --apply --help
 
