@@ -8,7 +8,11 @@
  *   < ROOT/SYSCONFDIR/devman/devman.conf (same keys; or the file given with --config)
  *   < the kernel command line           (devman.*, udev.*, and rd.* spellings inside an initramfs)
  *   < the daemon's command-line options (applied last by its main(), with the same value parsers).
- * devman_config_load() does the middle three steps.
+ * devman_config_load() does the middle three steps. In main():
+ *   devman_config_new(&c);  devman_config_load(c, NULL, arg_config_file);
+ *   then for each option: devman_config_set(c, "children_max", optarg), …,
+ *   devman_config_set_path(&c->sysfs_root, optarg), and for the first --rules-dir
+ *   devman_config_clear_rules_dirs(c) before devman_config_add_rules_dir(c, optarg).
  *
  * Configuration files: one `KEY=VALUE` per line. Blank lines and lines whose first non-blank
  * character is '#' or ';' are comments. Whitespace around the key, the '=' and the value is
