@@ -50,22 +50,29 @@ nl='
 '
 export STUB_LOG="$tmp/log" STUB_FAIL="$tmp/fail"
 
-echo /sbin/mdev > "$tmp/proc/hotplug"
-: > "$tmp/log"
-sh "$tmp/rcS" 2> "$tmp/err"
-expect_eq "rcS starts devmand, coldplugs and settles" "$(cat "$tmp/log")" \
-	"devmand --daemon${nl}devmanadm trigger --type=subsystems --action=add${nl}devmanadm trigger --type=devices --action=add${nl}devmanadm settle --timeout=180"
-expect_eq "rcS clears the kernel's hotplug helper" "$(cat "$tmp/proc/hotplug")" ""
-expect_eq "rcS creates the run directory" "$(test -d "$tmp/run/udev" && echo yes)" yes
-expect_eq "rcS is quiet when all goes well" "$(cat "$tmp/err")" ""
+# As busybox init runs it (ash), and as a Debian sysvinit rcS would (dash).
+shells="sh"
+command -v busybox >/dev/null && shells="sh busybox_sh"
+# shellcheck disable=SC2317 # called as $shell
+busybox_sh() { busybox sh "$@"; }
+for shell in $shells; do
+	echo /sbin/mdev > "$tmp/proc/hotplug"
+	: > "$tmp/log"
+	$shell "$tmp/rcS" 2> "$tmp/err"
+	expect_eq "[$shell] rcS starts devmand, coldplugs and settles" "$(cat "$tmp/log")" \
+		"devmand --daemon${nl}devmanadm trigger --type=subsystems --action=add${nl}devmanadm trigger --type=devices --action=add${nl}devmanadm settle --timeout=180"
+	expect_eq "[$shell] rcS clears the kernel's hotplug helper" "$(cat "$tmp/proc/hotplug")" ""
+	expect_eq "[$shell] rcS creates the run directory" "$(test -d "$tmp/run/udev" && echo yes)" yes
+	expect_eq "[$shell] rcS is quiet when all goes well" "$(cat "$tmp/err")" ""
 
-# Sourced from an rcS running under set -e, with every program failing: it reports and returns.
-touch "$tmp/fail"
-: > "$tmp/log"
-out=$(sh -ec ". '$tmp/rcS'; echo after" 2>&1)
-expect_eq "a failing devmand stops the coldplug" "$(cat "$tmp/log")" "devmand --daemon"
-expect_eq "a sourced rcS returns under set -e" "$out" "devman.rcS: devmand failed to start${nl}after"
-rm "$tmp/fail"
+	# Sourced from an rcS running under set -e, with every program failing: it reports and returns.
+	touch "$tmp/fail"
+	: > "$tmp/log"
+	out=$($shell -ec ". '$tmp/rcS'; echo after" 2>&1)
+	expect_eq "[$shell] a failing devmand stops the coldplug" "$(cat "$tmp/log")" "devmand --daemon"
+	expect_eq "[$shell] a sourced rcS returns under set -e" "$out" "devman.rcS: devmand failed to start${nl}after"
+	rm "$tmp/fail"
+done
 
 # runit's finish: after a crash, stale state goes, and the restart is throttled.
 mkdir -p "$tmp/run/udev"
