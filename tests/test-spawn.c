@@ -211,7 +211,7 @@ static void test_fds(void)
 
         CHECK_INT(spawn_manager_new(e, NULL, 0, &m), 0);
         /* ls lists the shell's fds while the shell waits for it (no pipes of its own open). */
-        CHECK_INT(start(m, "/bin/sh -c 'ls /proc/$$/fd; readlink /proc/$$/fd/0; ps -o sid= -p $$; echo $$'", NULL,
+        CHECK_INT(start(m, "/bin/sh -c 'ls /proc/$$/fd; readlink /proc/$$/fd/0; cut -d\" \" -f6 /proc/$$/stat; echo $$'", NULL,
                         &cap, &a),
                   0);
         run_until_done(e, 10000000);
@@ -313,8 +313,8 @@ static void test_children_max(void)
         /* Each child marks itself running, waits, counts the marks, waits, unmarks. */
         for (int i = 0; i < 6; i++)
                 CHECK_INT(start(m,
-                                "/bin/sh -c 'touch \"$D/run.$$\"; sleep 0.2; ls \"$D\" | grep -c \"^run\\.\"; "
-                                "sleep 0.2; rm \"$D/run.$$\"'",
+                                "/bin/sh -c 'touch \"$D/run.$$\"; sleep 0.4; ls \"$D\" | grep -c \"^run\\.\"; "
+                                "sleep 0.4; rm \"$D/run.$$\"'",
                                 env, &cap, &o[i]),
                           0);
         CHECK_INT(spawn_manager_running(m), 2);
