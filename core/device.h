@@ -19,6 +19,7 @@
 
 #include "macros.h"
 #include "props.h"
+#include "strv.h"
 
 struct model;
 
@@ -77,6 +78,7 @@ struct device {
         struct device *parent;       /* holds a reference */
         struct device *first_child;
         struct device *next_sibling;
+        struct device *prev_sibling;
         struct device *subsys_next;  /* next device of the same subsystem */
         struct device *subsys_prev;
 };
@@ -85,6 +87,9 @@ struct device {
  * (model.c from sysfs, or from a uevent). 0 or -errno. */
 int device_new(const char *devpath, struct device **ret);
 struct device *device_ref(struct device *d);
+/* Changes the devpath (and sysname/sysnum). Only the model calls this, while it re-keys its
+ * index for a move event. 0 or -errno (the record is unchanged on failure). */
+int device_rename(struct device *d, const char *devpath);
 struct device *device_unref(struct device *d); /* returns NULL */
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct device, device_unref)
 #define _cleanup_device_unref_ _cleanup_(device_unrefp)

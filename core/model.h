@@ -26,6 +26,10 @@ struct model *model_free(struct model *m);
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct model, model_free)
 
 const char *model_sysfs_root(const struct model *m);
+/* The /dev root used for the DEVNAME property (absolute node path, as udev publishes it).
+ * Default "/dev". */
+int model_set_dev_root(struct model *m, const char *dev_root);
+const char *model_dev_root(const struct model *m);
 size_t model_size(const struct model *m);
 
 /* Lists the devpaths of every device of the sysfs tree, parents before children: all of
