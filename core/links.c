@@ -8,6 +8,7 @@
 #include "hashmap.h"
 #include "links.h"
 #include "macros.h"
+#include "strv.h"
 
 #define CLAIMS_DIR "links"
 /* Device ids are short ("b8:0", "+subsys:sysname"); the bound only keeps records small. */
@@ -182,10 +183,12 @@ static int claim_read(int dirfd, const char *entry, struct claim *ret)
 static int list_dir(int dirfd, char ***ret)
 {
         _cleanup_closedir_ DIR *d = NULL;
-        char **v = NULL;
-        size_t n = 0;
+        _cleanup_strv_free_ char **v = calloc(1, sizeof(char *));
+        size_t n = 0, cap = 1;
         int fd;
 
+        if (!v)
+                return -ENOMEM;
         fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0)
                 return -errno;
@@ -195,43 +198,23 @@ static int list_dir(int dirfd, char ***ret)
                 return -errno;
         }
 
-        for (struct dirent *de; (errno = 0, de = readdir(d));) {
+        for (struct dirent *de; (de = readdir(d));) {
                 if (de->d_name[0] == '.')
                         continue; /* ".", "..", temporaries; escaped names never start with '.' */
-                char **nv = realloc(v, (n + 2) * sizeof(char *));
-                if (!nv)
-                        goto oom;
-                v = nv;
+                if (n + 1 >= cap) {
+                        /* Doubling: the claims root holds one entry per link in the system. */
+                        char **nv = realloc(v, cap * 2 * sizeof(char *));
+                        if (!nv)
+                                return -ENOMEM;
+                        v = nv;
+                        cap *= 2;
+                }
                 if (!(v[n] = strdup(de->d_name)))
-                        goto oom;
+                        return -ENOMEM;
                 v[++n] = NULL;
         }
-        if (!v && !(v = calloc(1, sizeof(char *))))
-                goto oom;
-        *ret = v;
+        *ret = TAKE_PTR(v);
         return 0;
-
-oom:
-        for (size_t i = 0; i < n; i++)
-                free(v[i]);
-        free(v);
-        return -ENOMEM;
-}
-
-static void strv_freep(char ***p)
-{
-        if (*p)
-                for (char **s = *p; *s; s++)
-                        free(*s);
-        free(*p);
-}
-
-static bool strv_contains(char **v, const char *s)
-{
-        for (; v && *v; v++)
-                if (streq(*v, s))
-                        return true;
-        return false;
 }
 
 /* Better claim first: higher priority, then newer, then (for determinism) the larger id. */
@@ -248,7 +231,7 @@ static bool claim_better(const struct claim *a, const struct claim *b)
  * 0 when there is no valid claim. Unreadable or foreign (hash collision) records are ignored. */
 static int claims_best(int dirfd, const char *link, struct claim *best, uint64_t *ret_max_seq)
 {
-        _cleanup_(strv_freep) char **entries = NULL;
+        _cleanup_strv_free_ char **entries = NULL;
         uint64_t max_seq = 0;
         bool found = false;
         int r;
@@ -466,7 +449,7 @@ typedef int (*claims_dir_fn)(int devfd, int runfd, int cdir, const char *link, c
 static int claims_foreach_dir(int devfd, int runfd, claims_dir_fn fn, void *userdata)
 {
         _cleanup_close_ int root = -1;
-        _cleanup_(strv_freep) char **dirs = NULL;
+        _cleanup_strv_free_ char **dirs = NULL;
         int ret = 0, r;
 
         root = claims_root_open(runfd, false);
@@ -480,7 +463,7 @@ static int claims_foreach_dir(int devfd, int runfd, claims_dir_fn fn, void *user
 
         for (char **d = dirs; *d; d++) {
                 _cleanup_close_ int cdir = openat(root, *d, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-                _cleanup_(strv_freep) char **entries = NULL;
+                _cleanup_strv_free_ char **entries = NULL;
                 _cleanup_free_ char *link = NULL;
 
                 if (cdir < 0)

@@ -8,6 +8,7 @@
 #include "log.h"
 #include "macros.h"
 #include "spawn.h"
+#include "strv.h"
 
 /* A stderr (or uncaptured stdout) line longer than this is logged in pieces. */
 #define LOG_LINE_MAX 4096
@@ -81,21 +82,7 @@ static void list_unlink(struct spawn_list *l, struct spawn_job *j)
         l->n--;
 }
 
-char **spawn_strv_free(char **v)
-{
-        if (v)
-                for (char **s = v; *s; s++)
-                        free(*s);
-        free(v);
-        return NULL;
-}
-
-static void strv_freep(char ***p)
-{
-        spawn_strv_free(*p);
-}
-
-static int strv_push(char ***v, size_t *n, char *s)
+static int argv_push(char ***v, size_t *n, char *s)
 {
         char **nv = realloc(*v, (*n + 2) * sizeof(char *));
         if (!nv)
@@ -113,7 +100,7 @@ static bool is_space(char c)
 
 int spawn_split_command(const char *cmd, char ***ret)
 {
-        _cleanup_(strv_freep) char **v = calloc(1, sizeof(char *));
+        _cleanup_strv_free_ char **v = calloc(1, sizeof(char *));
         size_t n = 0;
         const char *p = cmd ? cmd : "";
 
@@ -145,29 +132,13 @@ int spawn_split_command(const char *cmd, char ***ret)
                                 *q++ = *p;
                 }
                 *q = 0;
-                if (strv_push(&v, &n, w) < 0) {
+                if (argv_push(&v, &n, w) < 0) {
                         free(w);
                         return -ENOMEM;
                 }
         }
         *ret = TAKE_PTR(v);
         return 0;
-}
-
-static char **strv_copy(char **src)
-{
-        size_t n = 0;
-        char **v = calloc(1, sizeof(char *));
-        if (!v)
-                return NULL;
-        for (char **s = src; s && *s; s++) {
-                char *c = strdup(*s);
-                if (!c || strv_push(&v, &n, c) < 0) {
-                        free(c);
-                        return spawn_strv_free(v);
-                }
-        }
-        return v;
 }
 
 int spawn_manager_new(sd_event *event, const char *libdir, unsigned children_max, struct spawn_manager **ret)
@@ -225,8 +196,8 @@ static struct spawn_job *job_free(struct spawn_job *j)
         if (j->exec_error_fd >= 0)
                 close(j->exec_error_fd);
         free(j->cmd);
-        spawn_strv_free(j->argv);
-        spawn_strv_free(j->envp);
+        strv_free(j->argv);
+        strv_free(j->envp);
         free(j);
         return NULL;
 }
@@ -671,11 +642,9 @@ int spawn_start(struct spawn_manager *m, const char *cmd, char **envp, const str
                 free(j->argv[0]);
                 j->argv[0] = abs;
         }
-        j->envp = strv_copy(envp);
-        if (!j->envp) {
-                r = -ENOMEM;
+        r = strv_copy(envp, &j->envp);
+        if (r < 0)
                 goto fail;
-        }
 
         /* FIFO: start now only when nobody is waiting and there is room. */
         if (m->queue.n == 0 && (m->children_max == 0 || m->running.n < m->children_max)) {

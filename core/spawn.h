@@ -77,7 +77,5 @@ int spawn_start(struct spawn_manager *m, const char *cmd, char **envp, const str
 /* Splits a command line into argv as udev does: words separated by whitespace; '...' and "..."
  * quote (the quotes are removed; they may start or end inside a word; an unterminated quote
  * runs to the end); a backslash is an ordinary character. A NULL-terminated array of new
- * strings in *ret (empty when the line is blank). 0 or -ENOMEM. */
+ * strings in *ret (empty when the line is blank; free with strv_free()). 0 or -ENOMEM. */
 int spawn_split_command(const char *cmd, char ***ret);
-/* Frees a NULL-terminated array of strings; returns NULL. */
-char **spawn_strv_free(char **v);

@@ -10,6 +10,7 @@
 #include "log.h"
 #include "macros.h"
 #include "spawn.h"
+#include "strv.h"
 #include "test-tmpdir.h"
 #include "test-util.h"
 
@@ -121,7 +122,7 @@ static void check_split(const char *cmd, const char *const *want)
                 CHECK_STR(v[n], want[n]);
         }
         CHECK(v[n] == NULL);
-        spawn_strv_free(v);
+        strv_free(v);
 }
 
 #define W(...) ((const char *const[]){__VA_ARGS__, NULL})
