@@ -204,6 +204,8 @@ static struct spawn_job *job_free(struct spawn_job *j)
 
 static void kill_job(struct spawn_job *j, int sig)
 {
+        if (j->pid <= 0)
+                return; /* kill(-0) would hit our own group */
         /* The child leads its own process group (setsid), and its pid cannot be reused before
          * we reap it; the group id stays valid while any member lives. */
         if (kill(-j->pid, sig) < 0 && j->child_source)
@@ -245,8 +247,10 @@ static void stream_log_lines(struct spawn_job *j, struct stream *s, bool flush)
                 log_debug("'%s'(%s) '%.*s'", j->cmd, s->name, (int)(s->len - start), s->buf + start);
                 start = s->len;
         }
-        memmove(s->buf, s->buf + start, s->len - start);
-        s->len -= start;
+        if (start > 0) {
+                memmove(s->buf, s->buf + start, s->len - start);
+                s->len -= start;
+        }
 }
 
 /* Reads what is available. Returns 1 at EOF (or a read error), 0 when more may come. */

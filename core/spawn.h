@@ -69,8 +69,10 @@ unsigned spawn_manager_queued(const struct spawn_manager *m);
 /* Starts (or queues) cmd with the environment envp (NULL-terminated "KEY=VALUE" strings,
  * copied; NULL for an empty one) and options (NULL for defaults). On 0, done is called exactly
  * once later, from the event loop (never from within spawn_start()), unless the manager is
- * freed first. A negative return (-EINVAL for an empty command, -ENOMEM, or the -errno of a
- * failed pipe/fork for an immediate start) means done will never be called. */
+ * freed first. The callback may start new children but must not free the manager. A negative
+ * return (-EINVAL for an empty command, -ENOMEM, or the -errno of a failed pipe/fork for an
+ * immediate start) means done will never be called. A child's own background processes are
+ * not waited for: output they write after the child exited is lost, as with udev. */
 int spawn_start(struct spawn_manager *m, const char *cmd, char **envp, const struct spawn_options *opts,
                 spawn_done_fn done, void *userdata);
 

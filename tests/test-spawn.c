@@ -478,6 +478,36 @@ static void test_stderr_logged(void)
         check_no_children();
 }
 
+static void test_grandchild_holds_pipe(void)
+{
+        sd_event *e = new_event();
+        struct spawn_manager *m = NULL;
+        struct outcome a = {0};
+        struct spawn_options cap = {.capture_stdout = true};
+
+        /* A background process keeps the stdout pipe open after the child exited: completion
+         * must not wait for it. */
+        CHECK_INT(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+        CHECK_INT(spawn_manager_new(e, NULL, 0, &m), 0);
+        uint64_t t0 = now_usec();
+        CHECK_INT(start(m, "/bin/sh -c '/bin/sleep 100 & echo $!; exit 4'", NULL, &cap, &a), 0);
+        run_until_done(e, 10000000);
+        CHECK(a.finished_usec - t0 < 5000000);
+        CHECK_INT(a.exit_status, 4);
+        pid_t gc = (pid_t)strtol(a.output ? a.output : "0", NULL, 10);
+        CHECK(gc > 0);
+        if (gc > 0) {
+                CHECK_INT(kill(gc, SIGKILL), 0);
+                CHECK_INT(waitpid(gc, NULL, 0), gc);
+        }
+        CHECK_INT(prctl(PR_SET_CHILD_SUBREAPER, 0), 0);
+
+        outcome_clear(&a);
+        spawn_manager_free(m);
+        sd_event_unref(e);
+        check_no_children();
+}
+
 struct chain {
         struct spawn_manager *m;
         int left;
@@ -540,4 +570,5 @@ static void test_signal_reset(void)
 TEST_MAIN(TEST(test_split), TEST(test_capture_and_status), TEST(test_environment), TEST(test_fds),
           TEST(test_timeout_signal), TEST(test_timeout_kill), TEST(test_children_max),
           TEST(test_libdir_and_exec_errors), TEST(test_truncation), TEST(test_stderr_logged),
-          TEST(test_start_from_callback_and_free), TEST(test_signal_reset))
+          TEST(test_start_from_callback_and_free), TEST(test_signal_reset),
+          TEST(test_grandchild_holds_pipe))
