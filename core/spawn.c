@@ -668,3 +668,67 @@ fail:
         job_free(j);
         return r;
 }
+
+struct sync_state {
+        struct spawn_sync_result *result;
+        bool done;
+        int oom;
+};
+
+static void on_sync_done(const struct spawn_result *r, void *userdata)
+{
+        struct sync_state *st = userdata;
+
+        *st->result = (struct spawn_sync_result){
+                .error = r->error,
+                .exit_status = r->exit_status,
+                .signal = r->signal,
+                .timed_out = r->timed_out,
+                .output_len = r->output_len,
+                .truncated = r->truncated,
+        };
+        st->result->output = malloc(r->output_len + 1);
+        if (st->result->output)
+                memcpy(st->result->output, r->output, r->output_len + 1);
+        else
+                st->oom = -ENOMEM;
+        st->done = true;
+}
+
+int spawn_run_sync(const char *libdir, const char *cmd, char **envp, const struct spawn_options *opts,
+                   struct spawn_sync_result *ret)
+{
+        struct spawn_manager *m = NULL;
+        struct sync_state st = {.result = ret};
+        sd_event *e = NULL;
+        sigset_t chld, saved;
+        int r;
+
+        sigemptyset(&chld);
+        sigaddset(&chld, SIGCHLD);
+        if (sigprocmask(SIG_BLOCK, &chld, &saved) < 0)
+                return -errno;
+
+        r = sd_event_new(&e);
+        if (r < 0)
+                goto out;
+        r = spawn_manager_new(e, libdir, 0, &m);
+        if (r < 0)
+                goto out;
+        r = spawn_start(m, cmd, envp, opts, on_sync_done, &st);
+        while (r >= 0 && !st.done)
+                r = sd_event_run(e, UINT64_MAX);
+        if (r >= 0)
+                r = st.oom;
+
+out:
+        /* Freeing the manager kills and reaps a child still running after a loop failure. */
+        spawn_manager_free(m);
+        sd_event_unref(e);
+        (void)sigprocmask(SIG_SETMASK, &saved, NULL);
+        if (r < 0 && st.done) {
+                free(ret->output);
+                ret->output = NULL;
+        }
+        return r < 0 ? r : 0;
+}

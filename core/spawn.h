@@ -76,6 +76,22 @@ unsigned spawn_manager_queued(const struct spawn_manager *m);
 int spawn_start(struct spawn_manager *m, const char *cmd, char **envp, const struct spawn_options *opts,
                 spawn_done_fn done, void *userdata);
 
+/* For tools (no daemon loop): runs cmd to completion on a private event loop, with SIGCHLD
+ * blocked meanwhile (the previous mask is restored). Fills *ret like struct spawn_result, but
+ * ret->output is a new string owned by the caller (free()). 0 (then see ret->error for a
+ * program that could not be executed), or -errno when it could not be started. */
+struct spawn_sync_result {
+        int error;
+        int exit_status;
+        int signal;
+        bool timed_out;
+        char *output;
+        size_t output_len;
+        bool truncated;
+};
+int spawn_run_sync(const char *libdir, const char *cmd, char **envp, const struct spawn_options *opts,
+                   struct spawn_sync_result *ret);
+
 /* Splits a command line into argv as udev does: words separated by whitespace; '...' and "..."
  * quote (the quotes are removed; they may start or end inside a word; an unterminated quote
  * runs to the end); a backslash is an ordinary character. A NULL-terminated array of new

@@ -508,6 +508,43 @@ static void test_grandchild_holds_pipe(void)
         check_no_children();
 }
 
+static void test_sync(void)
+{
+        struct spawn_sync_result r = {0};
+        struct spawn_options cap = {.capture_stdout = true};
+        struct spawn_options t = {.timeout_usec = 100000, .capture_stdout = true};
+        char *env[] = {"X=1", NULL};
+        sigset_t before, after;
+
+        /* A tool that never blocked SIGCHLD: blocked for the run, unblocked again after. */
+        sigemptyset(&before);
+        sigaddset(&before, SIGCHLD);
+        sigprocmask(SIG_UNBLOCK, &before, NULL);
+        sigprocmask(SIG_SETMASK, NULL, &before);
+        CHECK(!sigismember(&before, SIGCHLD));
+        CHECK_INT(spawn_run_sync(NULL, "/bin/sh -c 'echo $X; exit 2'", env, &cap, &r), 0);
+        CHECK_STR(r.output, "1\n");
+        CHECK_INT(r.exit_status, 2);
+        free(r.output);
+
+        /* Default timeout signal is SIGKILL, as udev's. */
+        CHECK_INT(spawn_run_sync(NULL, "/bin/sleep 100", NULL, &t, &r), 0);
+        CHECK(r.timed_out);
+        CHECK_INT(r.signal, SIGKILL);
+        free(r.output);
+
+        CHECK_INT(spawn_run_sync("/nonexistent", "prog", NULL, &cap, &r), 0);
+        CHECK_INT(r.error, -ENOENT);
+        free(r.output);
+
+        CHECK_INT(spawn_run_sync(NULL, "", NULL, NULL, &r), -EINVAL);
+
+        sigprocmask(SIG_SETMASK, NULL, &after);
+        CHECK(!sigismember(&after, SIGCHLD));
+        check_no_children();
+        setup_signals();
+}
+
 struct chain {
         struct spawn_manager *m;
         int left;
@@ -571,4 +608,4 @@ TEST_MAIN(TEST(test_split), TEST(test_capture_and_status), TEST(test_environment
           TEST(test_timeout_signal), TEST(test_timeout_kill), TEST(test_children_max),
           TEST(test_libdir_and_exec_errors), TEST(test_truncation), TEST(test_stderr_logged),
           TEST(test_start_from_callback_and_free), TEST(test_signal_reset),
-          TEST(test_grandchild_holds_pipe))
+          TEST(test_grandchild_holds_pipe), TEST(test_sync))
