@@ -242,6 +242,13 @@ static void test_add_existing(void)
         CHECK(lstat_at("full", &st2));
         CHECK(S_ISDIR(st2.st_mode));
 
+        /* An existing directory keeps the mode its owner gave it. */
+        CHECK_INT(mkdirat(devfd, "snd", 0700), 0);
+        CHECK_INT(fchmodat(devfd, "snd", 0710, 0), 0);
+        CHECK_INT(node_add(devfd, "snd/seq", 'c', makedev(116, 1), 0660, 0, 0), 1);
+        CHECK(lstat_at("snd", &st2));
+        CHECK_INT(st2.st_mode & 07777, 0710);
+
         /* A stale char/M:m symlink is repointed; a real file there is not replaced. */
         CHECK_INT(symlinkat("../old", devfd, "char/4:1"), 0);
         CHECK_INT(node_add(devfd, "tty1", 'c', makedev(4, 1), 0620, 0, 5), 1);
