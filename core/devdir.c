@@ -23,7 +23,8 @@ bool devdir_name_valid(const char *name)
                         const char *start = p - comp;
                         if (comp == 0)
                                 return false; /* empty component: "a//b", "a/" */
-                        if ((comp == 1 && start[0] == '.') || (comp == 2 && start[0] == '.' && start[1] == '.'))
+                        if ((comp == 1 && start[0] == '.') ||
+                            (comp == 2 && start[0] == '.' && start[1] == '.'))
                                 return false;
                         if (comp > NAME_MAX)
                                 return false;

@@ -365,7 +365,8 @@ static int claim_write(int runfd, const char *link, const char *device_id, const
                 return r;
         claim_clear(&best);
 
-        if (asprintf(&record, "%d\n%" PRIu64 "\n%s\n%s\n%s", priority, max_seq + 1, devname, device_id, link) < 0)
+        if (asprintf(&record, "%d\n%" PRIu64 "\n%s\n%s\n%s", priority, max_seq + 1, devname, device_id,
+                     link) < 0)
                 return -ENOMEM;
 
         for (int attempt = 0;; attempt++) {
@@ -444,7 +445,8 @@ int links_update(int devfd, int runfd, const char *device_id, const char *devnam
 
 /* Calls fn for every claim directory: its fd, the link name (from a record, or unescaped from
  * the directory name; NULL when unknown) and the entries. */
-typedef int (*claims_dir_fn)(int devfd, int runfd, int cdir, const char *link, char **entries, void *userdata);
+typedef int (*claims_dir_fn)(int devfd, int runfd, int cdir, const char *link, char **entries,
+                             void *userdata);
 
 static int claims_foreach_dir(int devfd, int runfd, claims_dir_fn fn, void *userdata)
 {

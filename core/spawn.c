@@ -16,7 +16,7 @@
 struct stream {
         sd_event_source *source;
         int fd;
-        bool capture;  /* keep the bytes (stdout of PROGRAM) rather than log lines */
+        bool capture;     /* keep the bytes (stdout of PROGRAM) rather than log lines */
         const char *name; /* "out" / "err", for log lines */
         char *buf;
         size_t len, cap, max;
@@ -295,7 +295,8 @@ static int stream_read(struct spawn_job *j, struct stream *s)
                 if (dst == scratch) {
                         /* Past the bound (or out of memory): dropped, and said once. */
                         if (!s->truncated)
-                                log_warning("Truncating std%s of '%s' to %zu bytes.", s->name, j->cmd, s->len);
+                                log_warning("Truncating std%s of '%s' to %zu bytes.", s->name, j->cmd,
+                                            s->len);
                         s->truncated = true;
                         continue;
                 }
@@ -337,8 +338,8 @@ static int on_timer(sd_event_source *source, uint64_t usec, void *userdata)
         int sig = j->opts.timeout_signal;
 
         if (!j->killing && sig != SIGKILL) {
-                log_error("Spawned process '%s' [%d] timed out after %" PRIu64 " ms, sending signal %d.", j->cmd,
-                          (int)j->pid, j->opts.timeout_usec / 1000, sig);
+                log_error("Spawned process '%s' [%d] timed out after %" PRIu64 " ms, sending signal %d.",
+                          j->cmd, (int)j->pid, j->opts.timeout_usec / 1000, sig);
                 j->timed_out = true;
                 j->killing = true;
                 kill_job(j, sig);
@@ -502,8 +503,8 @@ static int job_launch(struct spawn_job *j)
         if (j->err.fd >= 0 && (r = stream_watch(j, &j->err)) < 0)
                 return r;
         if (j->opts.timeout_usec > 0) {
-                r = sd_event_add_time_relative(m->event, &j->timer_source, CLOCK_MONOTONIC, j->opts.timeout_usec,
-                                               0, on_timer, j);
+                r = sd_event_add_time_relative(m->event, &j->timer_source, CLOCK_MONOTONIC,
+                                               j->opts.timeout_usec, 0, on_timer, j);
                 if (r < 0)
                         return r;
         }

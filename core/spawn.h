@@ -50,14 +50,15 @@ struct spawn_result {
         bool timed_out;     /* it was still running at the timeout and was signalled */
         const char *output; /* captured stdout, NUL-terminated ("" when not captured) */
         size_t output_len;
-        bool truncated;     /* more output than output_max arrived; the rest was dropped */
+        bool truncated; /* more output than output_max arrived; the rest was dropped */
 };
 
 typedef void (*spawn_done_fn)(const struct spawn_result *result, void *userdata);
 
 /* A manager on event (a reference is taken). libdir: where relative program names are found
  * (copied; NULL for UDEVLIBDIR). children_max 0 means no limit. 0 or -errno. */
-int spawn_manager_new(sd_event *event, const char *libdir, unsigned children_max, struct spawn_manager **ret);
+int spawn_manager_new(sd_event *event, const char *libdir, unsigned children_max,
+                      struct spawn_manager **ret);
 /* Kills (SIGKILL, whole process group) and reaps running children, drops queued starts; no
  * callback is called. Returns NULL. */
 struct spawn_manager *spawn_manager_free(struct spawn_manager *m);

@@ -100,7 +100,8 @@ static char *owner(const char *link)
 static void test_single(void)
 {
         setup();
-        CHECK_INT(links_update(devfd, runfd, "b8:1", "sda1", NULL, L("disk/by-uuid/X", "disk/by-label/root"), 0),
+        CHECK_INT(links_update(devfd, runfd, "b8:1", "sda1", NULL, L("disk/by-uuid/X", "disk/by-label/root"),
+                               0),
                   0);
         CHECK_STR(target_of("disk/by-uuid/X"), "../../sda1");
         CHECK_STR(target_of("disk/by-label/root"), "../../sda1");
@@ -122,7 +123,8 @@ static void test_single(void)
         CHECK(links_get_owner(runfd, "disk/by-uuid/X", NULL, NULL) == 0);
 
         /* Links next to nodes in deeper directories get the shortest relative target. */
-        CHECK_INT(links_update(devfd, runfd, "c189:1", "bus/usb/001/002", NULL, L("bus/usb/by-port/1"), 0), 0);
+        CHECK_INT(links_update(devfd, runfd, "c189:1", "bus/usb/001/002", NULL, L("bus/usb/by-port/1"), 0),
+                  0);
         CHECK_STR(target_of("bus/usb/by-port/1"), "../001/002");
         teardown();
 }
@@ -147,7 +149,8 @@ static void test_priority(void)
         /* A priority change of a claim re-ranks it. */
         CHECK_INT(links_update(devfd, runfd, "b8:1", "sda1", NULL, L("disk/by-label/data"), -20), 0);
         CHECK_STR(target_of("disk/by-label/data"), "../../sdb1");
-        CHECK_INT(links_update(devfd, runfd, "b8:1", "sda1", L("disk/by-label/data"), L("disk/by-label/data"), -5),
+        CHECK_INT(links_update(devfd, runfd, "b8:1", "sda1", L("disk/by-label/data"),
+                               L("disk/by-label/data"), -5),
                   0);
         CHECK_STR(target_of("disk/by-label/data"), "../../sda1");
         teardown();
@@ -232,8 +235,9 @@ static void test_never_replaces_node(void)
         CHECK(S_ISDIR(st.st_mode));
 
         /* Other links of the same update are still made. */
-        CHECK_INT(links_update(devfd, runfd, "c13:64", "input/event0", NULL, L("input", "input/by-path/p"), 0),
-                  -EEXIST);
+        CHECK_INT(
+                links_update(devfd, runfd, "c13:64", "input/event0", NULL, L("input", "input/by-path/p"), 0),
+                -EEXIST);
         CHECK_STR(target_of("input/by-path/p"), "../event0");
         teardown();
 }
@@ -307,7 +311,8 @@ static void test_gc(void)
         CHECK_INT(unlinkat(devfd, "disk/by-label/z", 0), 0);
         CHECK_INT(symlinkat("../../sdq", devfd, "disk/by-label/w"), 0);
         CHECK_INT(mkdirat(runfd, "links/disk\\x2fby-label\\x2fw", 0755), 0);
-        int fd = openat(runfd, "links/disk\\x2fby-label\\x2fx/garbage", O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        int fd =
+                openat(runfd, "links/disk\\x2fby-label\\x2fx/garbage", O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
         CHECK(fd >= 0);
         close(fd);
 

@@ -372,7 +372,8 @@ static void test_remove(void)
 static void test_hostile_names(void)
 {
         static const char *const bad[] = {
-                "", "/etc/shadow", "../escape", "a/../../escape", "./x", "x/.", "x//y", "x/", "x\ny", "\x1b[2J",
+                "",    "/etc/shadow", "../escape", "a/../../escape", "./x",
+                "x/.", "x//y",        "x/",        "x\ny",           "\x1b[2J",
         };
 
         setup();
@@ -463,5 +464,4 @@ static void test_random_names(void)
 }
 
 TEST_MAIN(TEST(test_name_valid), TEST(test_relative_target), TEST(test_add_basic), TEST(test_add_existing),
-          TEST(test_no_follow), TEST(test_remove), TEST(test_hostile_names),
-          TEST(test_random_names))
+          TEST(test_no_follow), TEST(test_remove), TEST(test_hostile_names), TEST(test_random_names))

@@ -135,8 +135,8 @@ static void test_split(void)
         check_split("\"a b\" c", W("a b", "c"));
         check_split("a'b c'd e", W("ab cd", "e"));
         check_split("x \"unterminated y", W("x", "unterminated y"));
-        check_split("a\\ b", W("a\\", "b"));        /* backslash is an ordinary character */
-        check_split("\"a\\\"b\"", W("a\\b"));        /* ...also in quotes: the quote still closes */
+        check_split("a\\ b", W("a\\", "b"));  /* backslash is an ordinary character */
+        check_split("\"a\\\"b\"", W("a\\b")); /* ...also in quotes: the quote still closes */
         check_split("'' x", W("", "x"));
         check_split("", (const char *const[]){NULL});
         check_split("   ", (const char *const[]){NULL});
@@ -212,8 +212,10 @@ static void test_fds(void)
 
         CHECK_INT(spawn_manager_new(e, NULL, 0, &m), 0);
         /* ls lists the shell's fds while the shell waits for it (no pipes of its own open). */
-        CHECK_INT(start(m, "/bin/sh -c 'ls /proc/$$/fd; readlink /proc/$$/fd/0; cut -d\" \" -f6 /proc/$$/stat; echo $$'", NULL,
-                        &cap, &a),
+        CHECK_INT(start(m,
+                        "/bin/sh -c 'ls /proc/$$/fd; readlink /proc/$$/fd/0; cut -d\" \" -f6 /proc/$$/stat; "
+                        "echo $$'",
+                        NULL, &cap, &a),
                   0);
         run_until_done(e, 10000000);
         CHECK_INT(a.exit_status, 0);
@@ -236,7 +238,8 @@ static void test_timeout_signal(void)
         sd_event *e = new_event();
         struct spawn_manager *m = NULL;
         struct outcome a = {0};
-        struct spawn_options o = {.timeout_usec = 200000, .timeout_signal = SIGTERM, .kill_grace_usec = 5000000};
+        struct spawn_options o = {
+                .timeout_usec = 200000, .timeout_signal = SIGTERM, .kill_grace_usec = 5000000};
 
         CHECK_INT(spawn_manager_new(e, NULL, 0, &m), 0);
         uint64_t t0 = now_usec();
@@ -268,7 +271,8 @@ static void test_timeout_kill(void)
         CHECK_INT(spawn_manager_new(e, NULL, 0, &m), 0);
         uint64_t t0 = now_usec();
         /* Ignores SIGTERM (and so does the sleep it starts): only SIGKILL ends them. */
-        CHECK_INT(start(m, "/bin/sh -c 'trap \"\" TERM; /bin/sleep 100 & echo $!; wait; wait; wait'", NULL, &o, &a),
+        CHECK_INT(start(m, "/bin/sh -c 'trap \"\" TERM; /bin/sleep 100 & echo $!; wait; wait; wait'", NULL,
+                        &o, &a),
                   0);
         run_until_done(e, 10000000);
         CHECK(a.timed_out);
@@ -313,11 +317,12 @@ static void test_children_max(void)
         CHECK_INT(spawn_manager_new(e, NULL, 2, &m), 0);
         /* Each child marks itself running, waits, counts the marks, waits, unmarks. */
         for (int i = 0; i < 6; i++)
-                CHECK_INT(start(m,
-                                "/bin/sh -c 'touch \"$D/run.$$\"; sleep 0.4; ls \"$D\" | grep -c \"^run\\.\"; "
-                                "sleep 0.4; rm \"$D/run.$$\"'",
-                                env, &cap, &o[i]),
-                          0);
+                CHECK_INT(
+                        start(m,
+                              "/bin/sh -c 'touch \"$D/run.$$\"; sleep 0.4; ls \"$D\" | grep -c \"^run\\.\"; "
+                              "sleep 0.4; rm \"$D/run.$$\"'",
+                              env, &cap, &o[i]),
+                        0);
         CHECK_INT(spawn_manager_running(m), 2);
         CHECK_INT(spawn_manager_queued(m), 4);
         run_until_done(e, 20000000);
@@ -407,8 +412,9 @@ static void test_truncation(void)
         struct spawn_options dflt = {.capture_stdout = true};
         /* 2000 lines of 50 bytes = 100000 bytes: more than a pipe holds, so the writer would
          * block forever if the excess were not read and dropped. */
-        const char *cmd = "/bin/sh -c 'i=0; while [ $i -lt 2000 ]; do "
-                          "echo 0123456789012345678901234567890123456789012345678; i=$((i+1)); done; exit 7'";
+        const char *cmd =
+                "/bin/sh -c 'i=0; while [ $i -lt 2000 ]; do "
+                "echo 0123456789012345678901234567890123456789012345678; i=$((i+1)); done; exit 7'";
 
         CHECK_INT(spawn_manager_new(e, NULL, 0, &m), 0);
         CHECK_INT(start(m, cmd, NULL, &small, &a), 0);
@@ -448,8 +454,8 @@ static void test_stderr_logged(void)
         log_set_max_level(LOG_DEBUG);
 
         CHECK_INT(spawn_manager_new(e, NULL, 0, &m), 0);
-        CHECK_INT(start(m, "/bin/sh -c 'echo first-err >&2; printf \"second-err\" >&2; echo to-out'", NULL, NULL,
-                        &a),
+        CHECK_INT(start(m, "/bin/sh -c 'echo first-err >&2; printf \"second-err\" >&2; echo to-out'", NULL,
+                        NULL, &a),
                   0);
         run_until_done(e, 10000000);
 
@@ -467,7 +473,7 @@ static void test_stderr_logged(void)
         buf[n > 0 ? n : 0] = 0;
         CHECK(strstr(buf, "(err) 'first-err'") != NULL);
         CHECK(strstr(buf, "(err) 'second-err'") != NULL); /* the unterminated last line too */
-        CHECK(strstr(buf, "(out) 'to-out'") != NULL);      /* RUN output is logged, not kept */
+        CHECK(strstr(buf, "(out) 'to-out'") != NULL);     /* RUN output is logged, not kept */
         CHECK_STR(a.output, "");
 
         free(logpath);
@@ -607,5 +613,5 @@ static void test_signal_reset(void)
 TEST_MAIN(TEST(test_split), TEST(test_capture_and_status), TEST(test_environment), TEST(test_fds),
           TEST(test_timeout_signal), TEST(test_timeout_kill), TEST(test_children_max),
           TEST(test_libdir_and_exec_errors), TEST(test_truncation), TEST(test_stderr_logged),
-          TEST(test_start_from_callback_and_free), TEST(test_signal_reset),
-          TEST(test_grandchild_holds_pipe), TEST(test_sync))
+          TEST(test_start_from_callback_and_free), TEST(test_signal_reset), TEST(test_grandchild_holds_pipe),
+          TEST(test_sync))
