@@ -11,33 +11,8 @@
 
 #include "export.h"
 #include "log.h"
+#include "netlink.h"
 #include "uevent.h"
-
-/* The one place libnl's NLE_* codes become -errno. */
-static int nle_to_errno(int nle)
-{
-        switch (nle < 0 ? -nle : nle) {
-        case NLE_SUCCESS: return 0;
-        case NLE_INTR: return -EINTR;
-        case NLE_BAD_SOCK: return -EBADF;
-        case NLE_AGAIN: return -EAGAIN;
-        case NLE_NOMEM: return -ENOMEM;
-        case NLE_EXIST: return -EEXIST;
-        case NLE_INVAL: return -EINVAL;
-        case NLE_RANGE: return -ERANGE;
-        case NLE_MSGSIZE: return -EMSGSIZE;
-        case NLE_OPNOTSUPP: return -EOPNOTSUPP;
-        case NLE_AF_NOSUPPORT: return -EAFNOSUPPORT;
-        case NLE_OBJ_NOTFOUND: return -ENOENT;
-        case NLE_NOADDR: return -EADDRNOTAVAIL;
-        case NLE_BUSY: return -EBUSY;
-        case NLE_PROTO_MISMATCH: return -EPROTONOSUPPORT;
-        case NLE_NOACCESS: return -EACCES;
-        case NLE_PERM: return -EPERM;
-        case NLE_NODEV: return -ENODEV;
-        default: return -EIO;
-        }
-}
 
 /* MurmurHash2 (Austin Appleby's public-domain algorithm), 4-byte blocks read in host order
  * as libudev does, seed 0. */
@@ -162,7 +137,7 @@ int monitor_new(const char *dev_root, struct monitor **ret)
                 return -ENOMEM;
         int r = nl_connect(m->sk, NETLINK_KOBJECT_UEVENT);
         if (r < 0)
-                return nle_to_errno(r);
+                return nl_error_to_errno(r);
         *ret = TAKE_PTR(m);
         return 0;
 }
@@ -311,15 +286,15 @@ int monitor_receiver_new(bool kernel, bool udev, struct monitor_receiver **ret)
                 return -ENOMEM;
         int r = nl_connect(m->sk, NETLINK_KOBJECT_UEVENT);
         if (r < 0)
-                return nle_to_errno(r);
+                return nl_error_to_errno(r);
         if (kernel && (r = nl_socket_add_memberships(m->sk, MONITOR_GROUP_KERNEL, 0)) < 0)
-                return nle_to_errno(r);
+                return nl_error_to_errno(r);
         if (udev && (r = nl_socket_add_memberships(m->sk, MONITOR_GROUP_UDEV, 0)) < 0)
-                return nle_to_errno(r);
+                return nl_error_to_errno(r);
         if ((r = nl_socket_set_passcred(m->sk, 1)) < 0)
-                return nle_to_errno(r);
+                return nl_error_to_errno(r);
         if ((r = nl_socket_set_nonblocking(m->sk)) < 0)
-                return nle_to_errno(r);
+                return nl_error_to_errno(r);
         /* bursts (coldplug) must not overflow the queue */
         (void)nl_socket_set_buffer_size(m->sk, 4 * 1024 * 1024, 0);
         *ret = TAKE_PTR(m);

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "adm-control.h"
 
+#include "adm.h"
+
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
@@ -55,13 +57,12 @@ static void help(void)
                "  -m --children-max=N      Maximum number of children\n"
                "     --ping                Wait for the daemon to respond to a ping message\n"
                "  -t --timeout=SECONDS     Maximum time to block for a reply\n"
-               "     --run-dir=DIR         The daemon's run directory (default /run/udev)\n"
                "  -h --help                Show this help\n");
 }
 
-int verb_control(int argc, char **argv)
+int verb_control(const struct adm_ctx *ctx, int argc, char **argv)
 {
-        enum { ARG_PING = 0x100, ARG_RUN_DIR };
+        enum { ARG_PING = 0x100 };
         static const struct option options[] = {
                 {"exit", no_argument, NULL, 'e'},
                 {"log-level", required_argument, NULL, 'l'},
@@ -75,18 +76,16 @@ int verb_control(int argc, char **argv)
                 {"children-max", required_argument, NULL, 'm'},
                 {"ping", no_argument, NULL, ARG_PING},
                 {"timeout", required_argument, NULL, 't'},
-                {"run-dir", required_argument, NULL, ARG_RUN_DIR},
                 {"help", no_argument, NULL, 'h'},
                 {},
         };
         _cleanup_free_ struct request *reqs = calloc((size_t)argc + 1, sizeof(*reqs));
         size_t n = 0;
         uint64_t timeout = DEFAULT_TIMEOUT_USEC;
-        const char *run_dir = "/run/udev";
         int c, r;
 
         if (!reqs)
-                return log_oom();
+                return log_oom(), 1;
         optind = 0;
         while ((c = getopt_long(argc, argv, "el:sSRp:m:t:h", options, NULL)) >= 0) {
                 switch (c) {
@@ -96,8 +95,7 @@ int verb_control(int argc, char **argv)
                 case 'l':
                         r = log_level_from_string(optarg);
                         if (r < 0) {
-                                fprintf(stderr, "control: invalid log level '%s'\n", optarg);
-                                return -EINVAL;
+                                return adm_usage_error("control", "invalid log level '%s'", optarg);
                         }
                         reqs[n++] = (struct request){.type = CTRL_SET_LOG_LEVEL, .intval = r};
                         break;
@@ -113,9 +111,8 @@ int verb_control(int argc, char **argv)
                 case 'p': {
                         const char *eq = strchr(optarg, '=');
                         if (!eq || eq == optarg || strlen(optarg) >= CTRL_VALUE_BUF_SIZE) {
-                                fprintf(stderr, "control: expected KEY=VALUE (at most %d bytes): '%s'\n",
-                                        CTRL_VALUE_BUF_SIZE - 1, optarg);
-                                return -EINVAL;
+                                return adm_usage_error("control", "expected KEY=VALUE (at most %d bytes): '%s'",
+                                                       CTRL_VALUE_BUF_SIZE - 1, optarg);
                         }
                         reqs[n++] = (struct request){.type = CTRL_SET_ENV, .str = optarg};
                         break;
@@ -125,8 +122,7 @@ int verb_control(int argc, char **argv)
                         errno = 0;
                         long v = strtol(optarg, &end, 10);
                         if (errno || *end || end == optarg || v <= 0 || v > INT_MAX) {
-                                fprintf(stderr, "control: invalid children-max '%s'\n", optarg);
-                                return -EINVAL;
+                                return adm_usage_error("control", "invalid children-max '%s'", optarg);
                         }
                         reqs[n++] = (struct request){.type = CTRL_SET_CHILDREN_MAX, .intval = (int)v};
                         break;
@@ -136,49 +132,43 @@ int verb_control(int argc, char **argv)
                         break;
                 case 't':
                         if (parse_timeout_usec(optarg, &timeout) < 0) {
-                                fprintf(stderr, "control: invalid timeout '%s'\n", optarg);
-                                return -EINVAL;
+                                return adm_usage_error("control", "invalid timeout '%s'", optarg);
                         }
-                        break;
-                case ARG_RUN_DIR:
-                        run_dir = optarg;
                         break;
                 case 'h':
                         help();
                         return 0;
                 default:
-                        return -EINVAL;
+                        return 2;
                 }
         }
         if (optind < argc) {
-                fprintf(stderr, "control: unexpected argument '%s'\n", argv[optind]);
-                return -EINVAL;
+                return adm_usage_error("control", "unexpected argument '%s'", argv[optind]);
         }
         if (n == 0) {
-                fprintf(stderr, "control: this command expects one or more options\n");
-                return -EINVAL;
+                return adm_usage_error("control", "this command expects one or more options");
         }
 
         _cleanup_free_ char *path = NULL;
-        if (asprintf(&path, "%s/control", run_dir) < 0)
-                return log_oom();
+        if (asprintf(&path, "%s/control", ctx->run_root) < 0)
+                return log_oom(), 1;
         _cleanup_close_ int fd = ctrl_client_connect(path);
         if (fd < 0) {
                 fprintf(stderr, "control: cannot connect to %s: %s\n", path, strerror(-fd));
-                return fd;
+                return 1;
         }
         for (size_t i = 0; i < n; i++) {
                 r = ctrl_client_send(fd, reqs[i].type, reqs[i].intval, reqs[i].str);
                 if (r < 0) {
                         fprintf(stderr, "control: cannot send %s: %s\n", ctrl_msg_type_to_string(reqs[i].type),
                                 strerror(-r));
-                        return r;
+                        return 1;
                 }
         }
         r = ctrl_client_wait(fd, timeout);
         if (r < 0) {
                 fprintf(stderr, "control: no answer from the daemon: %s\n", strerror(-r));
-                return r;
+                return 1;
         }
         return 0;
 }

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "adm-monitor.h"
 
+#include "adm.h"
+
 #include <getopt.h>
 #include <inttypes.h>
 #include <poll.h>
@@ -95,7 +97,7 @@ static int drain(struct monitor_receiver *r, const struct monitor_filter *f, boo
         }
 }
 
-int verb_monitor(int argc, char **argv)
+int verb_monitor(const struct adm_ctx *ctx, int argc, char **argv)
 {
         static const struct option options[] = {
                 {"property", no_argument, NULL, 'p'},
@@ -127,30 +129,27 @@ int verb_monitor(int argc, char **argv)
                         break;
                 case 's':
                         if (isempty(optarg) || optarg[0] == '/') {
-                                fprintf(stderr, "monitor: invalid subsystem match '%s'\n", optarg);
-                                return -EINVAL;
+                                return adm_usage_error("monitor", "invalid subsystem match '%s'", optarg);
                         }
                         if (strv_push_copy(&subsystems, optarg) < 0)
-                                return log_oom();
+                                return log_oom(), 1;
                         break;
                 case 't':
                         if (isempty(optarg)) {
-                                fprintf(stderr, "monitor: empty tag match\n");
-                                return -EINVAL;
+                                return adm_usage_error("monitor", "empty tag match");
                         }
                         if (strv_push_copy(&tags, optarg) < 0)
-                                return log_oom();
+                                return log_oom(), 1;
                         break;
                 case 'h':
                         help();
                         return 0;
                 default:
-                        return -EINVAL;
+                        return 2;
                 }
         }
         if (optind < argc) {
-                fprintf(stderr, "monitor: unexpected argument '%s'\n", argv[optind]);
-                return -EINVAL;
+                return adm_usage_error("monitor", "unexpected argument '%s'", argv[optind]);
         }
         if (!kernel && !udev)
                 kernel = udev = true;
@@ -159,18 +158,19 @@ int verb_monitor(int argc, char **argv)
         r = monitor_receiver_new(kernel, udev, &recv);
         if (r < 0) {
                 fprintf(stderr, "monitor: cannot open the uevent socket: %s\n", strerror(-r));
-                return r;
+                return 1;
         }
 
         sigset_t mask;
         sigemptyset(&mask);
         sigaddset(&mask, SIGINT);
         sigaddset(&mask, SIGTERM);
-        if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
-                return -errno;
-        _cleanup_close_ int sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-        if (sfd < 0)
-                return -errno;
+        _cleanup_close_ int sfd = -1;
+        if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0 ||
+            (sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK)) < 0) {
+                fprintf(stderr, "monitor: cannot watch signals: %m\n");
+                return 1;
+        }
 
         printf("monitor will print the received events for:\n");
         if (udev)
@@ -189,7 +189,8 @@ int verb_monitor(int argc, char **argv)
                 if (poll(p, 2, -1) < 0) {
                         if (errno == EINTR)
                                 continue;
-                        return -errno;
+                        fprintf(stderr, "monitor: poll failed: %m\n");
+                        return 1;
                 }
                 if (p[1].revents)
                         return 0;
@@ -197,7 +198,7 @@ int verb_monitor(int argc, char **argv)
                         r = drain(recv, &f, kernel, udev, props);
                         if (r < 0) {
                                 fprintf(stderr, "monitor: receive failed: %s\n", strerror(-r));
-                                return r;
+                                return 1;
                         }
                 }
         }

@@ -7,11 +7,10 @@
 
 #include "monitor.h"
 
-/* argv[0] is the verb name. Options as udevadm monitor: -k/--kernel, -u/--udev (both when
- * neither is given), -p/--property (also -e/--environment), -s/--subsystem-match=S[/T],
- * -t/--tag-match=T. Runs until SIGINT or SIGTERM. Returns 0, or a negative errno after
- * printing why. */
-int verb_monitor(int argc, char **argv);
+/* verb_monitor() (declared in adm.h): options as udevadm monitor: -k/--kernel, -u/--udev
+ * (both when neither is given), -p/--property (also -e/--environment),
+ * -s/--subsystem-match=S[/T], -t/--tag-match=T. Runs until SIGINT or SIGTERM (exit status 0);
+ * 1 when the socket fails, 2 for usage errors. */
 
 /* Which events to show: subsystem filters ("S" or "S/T") apply to both sources, tag filters
  * only to udev events (kernel events carry no tags). Any match within a kind suffices. */
