@@ -1,16 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* `devmanadm monitor`: prints kernel uevents and processed (udev) events as udevadm monitor does. */
+/* devmanadm monitor's event filter and its output in udevadm monitor's format. */
 #pragma once
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "monitor.h"
-
-/* verb_monitor() (declared in adm.h): options as udevadm monitor: -k/--kernel, -u/--udev
- * (both when neither is given), -p/--property (also -e/--environment),
- * -s/--subsystem-match=S[/T], -t/--tag-match=T. Runs until SIGINT or SIGTERM (exit status 0);
- * 1 when the socket fails, 2 for usage errors. */
 
 /* Which events to show: subsystem filters ("S" or "S/T") apply to both sources, tag filters
  * only to udev events (kernel events carry no tags). Any match within a kind suffices. */
