@@ -343,6 +343,32 @@ static char *take_line(char **l, const char *prefix)
         return NULL;
 }
 
+/* Two `info --query=all` texts say the same (DEVLINKS and TAGS are sets: their order is
+ * udevadm's hash order; other lines in any order). */
+static bool same_record(const char *x, const char *y)
+{
+        _cleanup_strv_free_ char **a = sorted_lines(x);
+        _cleanup_strv_free_ char **b = sorted_lines(y);
+        static const char *const set_keys[] = {"E: DEVLINKS=", "E: TAGS=", "E: CURRENT_TAGS="};
+        bool same = true;
+        for (size_t k = 0; k < ELEMENTSOF(set_keys); k++) {
+                _cleanup_free_ char *va = take_line(a, set_keys[k]);
+                _cleanup_free_ char *vb = take_line(b, set_keys[k]);
+                _cleanup_strv_free_ char **sa = NULL, **sb = NULL;
+                strv_split(va ? va + strlen(set_keys[k]) : "", " :", &sa);
+                strv_split(vb ? vb + strlen(set_keys[k]) : "", " :", &sb);
+                strv_sort(sa);
+                strv_sort(sb);
+                if (!va != !vb || !strv_equal(sa, sb))
+                        same = false;
+        }
+        if (!strv_equal(a, b))
+                same = false;
+        if (!same)
+                fprintf(stderr, "records differ:\n%s\n----\n%s\n", x, y);
+        return same;
+}
+
 static void test_udevadm_info(void)
 {
         write_database();
@@ -365,27 +391,28 @@ static void test_udevadm_info(void)
                 FILE *f = open_memstream(&mine, &len);
                 CHECK_INT(db_print_record(f, d, "/dev"), 0);
                 fclose(f);
-                _cleanup_strv_free_ char **a = sorted_lines(out ? out : "");
-                _cleanup_strv_free_ char **b = sorted_lines(mine);
-                /* DEVLINKS and TAGS are sets: their order is udevadm's hash order */
-                static const char *const set_keys[] = {"E: DEVLINKS=", "E: TAGS=", "E: CURRENT_TAGS="};
-                for (size_t k = 0; k < ELEMENTSOF(set_keys); k++) {
-                        _cleanup_free_ char *va = take_line(a, set_keys[k]);
-                        _cleanup_free_ char *vb = take_line(b, set_keys[k]);
-                        _cleanup_strv_free_ char **sa = NULL, **sb = NULL;
-                        CHECK(va && vb);
-                        strv_split(va ? va + strlen(set_keys[k]) : "", " :", &sa);
-                        strv_split(vb ? vb + strlen(set_keys[k]) : "", " :", &sb);
-                        strv_sort(sa);
-                        strv_sort(sb);
-                        CHECK(strv_equal(sa, sb));
-                }
-                bool same = strv_equal(a, b);
-                if (!same)
-                        fprintf(stderr, "udevadm:\n%s\ndevman:\n%s\n", out, mine);
-                CHECK(same);
+                CHECK(same_record(out ? out : "", mine));
                 free(mine);
         }
+
+        /* devmanadm info says the same */
+        char *adm = NULL;
+        CHECK_INT(RUN_CMD(10000, &adm, (char *)devmanadm_path(), "--run=" RUN, "info", "--query=all", "--name=/dev/null"),
+                  0);
+        CHECK(same_record(out ? out : "", adm ? adm : ""));
+        free(adm);
+        adm = NULL;
+        CHECK_INT(RUN_CMD(10000, &adm, (char *)devmanadm_path(), "--run=" RUN, "info", "--query=property",
+                          "/devices/virtual/mem/null"),
+                  0);
+        CHECK(adm && strstr(adm, "\nID_DEVMAN_TEST=yes\n"));
+        free(adm);
+        /* and --export-db carries the entry */
+        adm = NULL;
+        CHECK_INT(RUN_CMD(20000, &adm, (char *)devmanadm_path(), "--run=" RUN, "info", "--export-db"), 0);
+        CHECK(adm && strstr(adm, "P: /devices/virtual/mem/null\nM: null\n"));
+        CHECK(adm && strstr(adm, "\nS: devman-test/null2\n"));
+        free(adm);
         free(out);
 
         /* --cleanup-db keeps db_persist entries (the sticky bit devman writes) */
@@ -393,6 +420,17 @@ static void test_udevadm_info(void)
         device_get_udev(z)->db_persist = true;
         CHECK_INT(db_update(RUN, z), 0);
         CHECK_INT(RUN_CMD(10000, NULL, "/usr/bin/udevadm", "info", "--cleanup-db"), 0);
+        CHECK(access(RUN "/data/c1:5", F_OK) == 0);
+        CHECK(access(RUN "/data/c1:3", F_OK) < 0);
+        CHECK(access(RUN "/tags/devman-test/c1:3", F_OK) < 0);
+        /* devmanadm info --cleanup-db likewise */
+        model = model_free(model);
+        write_database();
+        z = load("/devices/virtual/mem/zero");
+        device_get_udev(z)->db_persist = true;
+        CHECK_INT(db_update(RUN, z), 0);
+        CHECK(access(RUN "/data/c1:3", F_OK) == 0);
+        CHECK_INT(RUN_CMD(10000, NULL, (char *)devmanadm_path(), "--run=" RUN, "info", "--cleanup-db"), 0);
         CHECK(access(RUN "/data/c1:5", F_OK) == 0);
         CHECK(access(RUN "/data/c1:3", F_OK) < 0);
         CHECK(access(RUN "/tags/devman-test/c1:3", F_OK) < 0);
