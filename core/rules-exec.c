@@ -293,7 +293,15 @@ static int attr_value(struct rules_exec *x, const struct rule_token *t, struct d
         r = device_get_sysattr(dev, x->o.sysfs_root, name ? name : t->attr, &v);
         if (r < 0)
                 return r;
-        return (*ret = strdup(strempty(v))) ? 0 : -ENOMEM;
+        char *c = strdup(strempty(v));
+        if (!c)
+                return -ENOMEM;
+        /* like udev's device layer: the trailing newline is not part of the value */
+        size_t n = strlen(c);
+        while (n > 0 && c[n - 1] == '\n')
+                c[--n] = '\0';
+        *ret = c;
+        return 0;
 }
 
 /* ---- programs ---- */
