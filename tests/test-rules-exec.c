@@ -327,4 +327,122 @@ static void test_table(void)
                 run_case(&rcases[i]);
 }
 
-TEST_MAIN(TEST(test_table))
+static struct rules *parse_ok(const char *text)
+{
+        struct rules *rules = rules_new(RESOLVE_NAMES_EARLY);
+        CHECK_INT(rules_parse_buffer(rules, "p.rules", text, strlen(text)), 0);
+        return rules;
+}
+
+/* The daemon's path: NEED_PROGRAM, the caller runs the child, hands back the outcome, resumes. */
+static void test_resumable_program(void)
+{
+        struct rules_fixture f;
+        rules_fixture_init(&f);
+        struct rules *rules = parse_ok("ENV{BEFORE}=\"1\"\n"
+                                       "PROGRAM==\"prog-one %k\", RESULT==\"r1 r2\", ENV{A}=\"%c{2}\"\n"
+                                       "IMPORT{program}=\"/opt/imp --flag\"\n"
+                                       "ENV{B}=\"done\"\n");
+        struct device *d = NULL;
+        CHECK_INT(model_resolve(f.model, FIX_SDA, &d), 0);
+        struct rules_exec_options o = {.sysfs_root = f.root, .program_dir = "/usr/lib/devman-test"};
+        struct rules_exec *x = NULL;
+        CHECK_INT(rules_exec_new(rules, d, UEVENT_ADD, &o, &x), 0);
+
+        CHECK_INT(rules_exec_program_done(x, 0, "x", 1), -EINVAL);
+        CHECK_INT(rules_exec_run(x), RULES_EXEC_NEED_PROGRAM);
+        const struct rules_program *p = rules_exec_get_program(x);
+        CHECK(p != NULL);
+        CHECK_STR(p->argv[0], "/usr/lib/devman-test/prog-one");
+        CHECK_STR(p->argv[1], "sda");
+        CHECK(p->argv[2] == NULL);
+        CHECK(!p->import);
+        CHECK_INT(p->rule->line, 2);
+        CHECK(strv_contains(p->envp, "ACTION=add"));
+        CHECK(strv_contains(p->envp, "DEVNAME=/dev/sda"));
+        CHECK(strv_contains(p->envp, "SUBSYSTEM=block"));
+        CHECK(strv_contains(p->envp, "DEVPATH=" FIX_SDA));
+        CHECK(strv_contains(p->envp, "BEFORE=1")); /* properties set so far reach the child */
+        /* asking again before the outcome arrived is refused */
+        CHECK_INT(rules_exec_run(x), -EBUSY);
+
+        CHECK_INT(rules_exec_program_done(x, 0, "r1 r2\n\n", 7), 0);
+        CHECK(rules_exec_get_program(x) == NULL);
+        CHECK_INT(rules_exec_run(x), RULES_EXEC_NEED_PROGRAM);
+        p = rules_exec_get_program(x);
+        CHECK(p && p->import);
+        CHECK_STR(p->argv[0], "/opt/imp");
+        CHECK_STR(p->argv[1], "--flag");
+        CHECK_STR(device_get_property(d, "A"), "r2");
+        CHECK(device_get_property(d, "B") == NULL);
+
+        CHECK_INT(rules_exec_program_done(x, 0, "X=1\nY='2'\n", 10), 0);
+        CHECK_INT(rules_exec_run(x), RULES_EXEC_DONE);
+        CHECK_STR(device_get_property(d, "X"), "1");
+        CHECK_STR(device_get_property(d, "Y"), "2");
+        CHECK_STR(device_get_property(d, "B"), "done");
+        size_t n;
+        rules_exec_trace(x, &n);
+        CHECK_INT(n, 4);
+        rules_exec_free(x);
+
+        /* a failing PROGRAM: the rule does not match, evaluation goes on */
+        CHECK_INT(rules_exec_new(rules, d, UEVENT_CHANGE, &o, &x), 0);
+        CHECK(device_get_property(d, "A") == NULL); /* the previous event's results are gone */
+        CHECK_INT(rules_exec_run(x), RULES_EXEC_NEED_PROGRAM);
+        CHECK_INT(rules_exec_program_done(x, 1, "r1 r2\n", 6), 0);
+        CHECK_INT(rules_exec_run(x), RULES_EXEC_NEED_PROGRAM);
+        CHECK_INT(rules_exec_program_done(x, -ENOENT, NULL, 0), 0);
+        CHECK_INT(rules_exec_run(x), RULES_EXEC_DONE);
+        CHECK(device_get_property(d, "A") == NULL);
+        CHECK(device_get_property(d, "X") == NULL);
+        CHECK_STR(device_get_property(d, "B"), "done");
+        rules_exec_free(x);
+
+        rules_free(rules);
+        rules_fixture_free(&f);
+}
+
+/* A new event starts from scratch; the previous links and database properties stay reachable. */
+static void test_event_reset_and_import_db(void)
+{
+        struct rules_fixture f;
+        rules_fixture_init(&f);
+        struct rules *rules = parse_ok("ENV{OLD}==\"1\", ENV{SEEN}=\"1\"\n"
+                                       "IMPORT{db}=\"OLD\"\n"
+                                       "IMPORT{db}==\"NOTTHERE\", ENV{NT}=\"1\"\n"
+                                       "SYMLINK+=\"new\"\n");
+        struct device *d = NULL;
+        CHECK_INT(model_resolve(f.model, FIX_SDA, &d), 0);
+        struct device_udev *u = device_get_udev(d);
+        CHECK_INT(strv_push_copy(&u->links, "old"), 0);
+        CHECK_INT(strv_push_copy(&u->current_tags, "stale"), 0);
+        u->mode = 0600;
+        CHECK_INT(props_set(&d->props, "OLD", "1", PROP_DB), 0);
+
+        struct rules_exec_options o = {.sysfs_root = f.root};
+        struct rules_exec *x = NULL;
+        CHECK_INT(rules_exec_new(rules, d, UEVENT_CHANGE, &o, &x), 0);
+        CHECK(device_get_property(d, "OLD") == NULL);
+        CHECK(u->links == NULL);
+        CHECK(strv_length(u->current_tags) == 0);
+        CHECK(u->mode == (mode_t)-1);
+        CHECK(strv_contains(rules_exec_old_links(x), "old"));
+        CHECK_INT(rules_exec_run(x), RULES_EXEC_DONE);
+        CHECK(device_get_property(d, "SEEN") == NULL);
+        CHECK_STR(device_get_property(d, "OLD"), "1");
+        CHECK(device_get_property(d, "NT") == NULL);
+        CHECK(strv_contains(u->links, "new") && !strv_contains(u->links, "old"));
+        rules_exec_free(x);
+
+        /* remove keeps the database properties for matching */
+        CHECK_INT(rules_exec_new(rules, d, UEVENT_REMOVE, &o, &x), 0);
+        CHECK_INT(rules_exec_run(x), RULES_EXEC_DONE);
+        CHECK_STR(device_get_property(d, "SEEN"), "1");
+        rules_exec_free(x);
+
+        rules_free(rules);
+        rules_fixture_free(&f);
+}
+
+TEST_MAIN(TEST(test_table), TEST(test_resumable_program), TEST(test_event_reset_and_import_db))
