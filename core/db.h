@@ -43,6 +43,8 @@ int db_update(const char *run_dir, struct device *d);
 /* Removes d's entry and its tag index entries (a remove event; db_persist does not keep
  * an entry of a device that is gone). 0 (also when there was none) or -errno. */
 int db_delete(const char *run_dir, struct device *d);
+/* The same by device id, for entries whose device is gone (crash recovery). */
+int db_delete_id(const char *run_dir, const char *id);
 
 /* Loads d's entry: replaces d->udev's database fields (links, tags, current tags, link
  * priority, usec_initialized, db_persist from the sticky bit) and d's PROP_DB properties.
