@@ -379,6 +379,38 @@ int ctrl_server_new(sd_event *event, const char *path, const struct ctrl_ops *op
         return 0;
 }
 
+int ctrl_server_new_from_fd(sd_event *event, int fd, const struct ctrl_ops *ops, void *userdata,
+                            struct ctrl_server **ret)
+{
+        int type = 0;
+        socklen_t len = sizeof(type);
+        if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) < 0)
+                return -errno;
+        if (type != SOCK_SEQPACKET)
+                return -ENOTSOCK;
+        struct ctrl_server *s = calloc(1, sizeof(*s));
+        if (!s)
+                return -ENOMEM;
+        s->ops = ops;
+        s->userdata = userdata;
+        s->event = sd_event_ref(event);
+        s->fd = fd;
+        int one = 1;
+        int r = 0;
+        if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0 ||
+            fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0)
+                r = -errno;
+        if (r == 0)
+                r = sd_event_add_io(event, &s->source, fd, EPOLLIN, on_accept, s);
+        if (r < 0) {
+                s->fd = -1; /* the caller keeps its fd on failure */
+                ctrl_server_free(s);
+                return r;
+        }
+        *ret = s;
+        return 0;
+}
+
 struct ctrl_server *ctrl_server_free(struct ctrl_server *s)
 {
         if (!s)

@@ -9,7 +9,7 @@
 static bool derived_key(const char *entry, size_t kl)
 {
         static const char *const keys[] = {
-                "ACTION", "SEQNUM", "USEC_INITIALIZED", "DEVLINKS", "TAGS", "CURRENT_TAGS",
+                "ACTION", "SEQNUM", "USEC_INITIALIZED", "DEVLINKS", "TAGS", "CURRENT_TAGS", "DEVNAME",
         };
         for (size_t i = 0; i < ELEMENTSOF(keys); i++)
                 if (strlen(keys[i]) == kl && strncmp(entry, keys[i], kl) == 0)
@@ -72,6 +72,11 @@ int export_properties(const struct device *d, const char *dev_root, const char *
                         goto fail;
                 }
                 if ((r = props_set(&p, key, entry + kl + 1, PROP_KERNEL)) < 0)
+                        goto fail;
+        }
+        if (d->devname) {
+                const char *sep = dev_root[0] && dev_root[strlen(dev_root) - 1] == '/' ? "" : "/";
+                if ((r = props_setf(&p, "DEVNAME", PROP_KERNEL, "%s%s%s", dev_root, sep, d->devname)) < 0)
                         goto fail;
         }
         if (seqnum > 0 && (r = props_setf(&p, "SEQNUM", PROP_KERNEL, "%" PRIu64, seqnum)) < 0)

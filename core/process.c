@@ -4,7 +4,11 @@
 #include <stdlib.h>
 #include <sys/sysmacros.h>
 
+#include <time.h>
+
+#include "db.h"
 #include "log.h"
+#include "monitor.h"
 #include "node.h"
 #include "strv.h"
 
@@ -12,6 +16,8 @@ enum step {
         STEP_MODEL,
         STEP_RULES,
         STEP_NODE,
+        STEP_DATABASE,
+        STEP_BROADCAST,
         STEP_DONE,
 };
 
@@ -87,6 +93,56 @@ static int step_node(struct event_run *run)
         return 0;
 }
 
+static uint64_t now_usec(void)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* The database entry libudev clients read: written before anyone hears of the event,
+ * removed with the device. */
+static int step_database(struct event_run *run)
+{
+        struct device *d = run->dev;
+        const char *root = run->ctx->run_root;
+        int r;
+
+        if (!root || run->ctx->dry_run)
+                return 0;
+        if (is_remove(run)) {
+                r = db_delete(root, d);
+                if (r < 0 && r != -ENODATA)
+                        log_warning_errno(r, "%s: could not remove the database entry: %m", d->devpath);
+                return 0;
+        }
+        struct device_udev *u = device_get_udev(d);
+        if (!u)
+                return log_oom();
+        if (u->usec_initialized == 0)
+                u->usec_initialized = now_usec();
+        r = db_update(root, d);
+        if (r < 0 && r != -ENODATA)
+                log_warning_errno(r, "%s: could not write the database entry: %m", d->devpath);
+        return 0;
+}
+
+/* The processed event for libudev monitors (group 2). */
+static int step_broadcast(struct event_run *run)
+{
+        if (!run->ctx->monitor || run->ctx->dry_run)
+                return 0;
+        const struct uevent *ev = run->event->uevent;
+        int r = monitor_send_device(run->ctx->monitor, uevent_action_to_string(ev->action), run->dev,
+                                    run->event->seqnum);
+        if (r == -EINVAL)
+                log_debug("%s: no subsystem, not broadcast", run->dev->devpath);
+        else if (r < 0)
+                log_warning_errno(r, "%s: could not broadcast the %s event: %m", run->dev->devpath,
+                                  uevent_action_to_string(ev->action));
+        return 0;
+}
+
 /* Runs the steps until one needs to wait for a child, or all are done. */
 static void advance(struct event_run *run)
 {
@@ -103,6 +159,11 @@ static void advance(struct event_run *run)
                                 run->step = STEP_DONE;
                                 continue;
                         }
+                        /* a device the daemon has not processed yet (daemon restart): its
+                         * previous entry gives initialization time and sticky tags */
+                        if (!run->dev->udev && run->ctx->run_root && !is_remove(run) &&
+                            db_read(run->ctx->run_root, run->dev) < 0)
+                                log_debug("%s: previous database entry unreadable", run->dev->devpath);
                         run->step = STEP_RULES;
                         break;
                 case STEP_RULES:
@@ -110,6 +171,14 @@ static void advance(struct event_run *run)
                         break;
                 case STEP_NODE:
                         (void)step_node(run);
+                        run->step = STEP_DATABASE;
+                        break;
+                case STEP_DATABASE:
+                        (void)step_database(run);
+                        run->step = STEP_BROADCAST;
+                        break;
+                case STEP_BROADCAST:
+                        (void)step_broadcast(run);
                         run->step = STEP_DONE;
                         break;
                 case STEP_DONE:

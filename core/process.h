@@ -28,6 +28,7 @@ struct process_ctx {
         struct model *model;
         int devfd;                /* the /dev root, owned by the caller */
         int runfd;                /* the run dir, owned by the caller; -1 when there is none */
+        const char *run_root;     /* the run dir's path, for the database (db.h); NULL: none */
         struct rules *rules;      /* compiled rules, or NULL */
         struct monitor *monitor;  /* broadcaster, or NULL */
         struct spawn_manager *spawn; /* asynchronous children (daemon), or NULL (tools) */

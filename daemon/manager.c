@@ -9,9 +9,11 @@
 #include <systemd/sd-event.h>
 #include <time.h>
 
+#include "ctrl.h"
 #include "hashmap.h"
 #include "log.h"
 #include "model.h"
+#include "monitor.h"
 #include "netlink.h"
 #include "process.h"
 #include "queue.h"
@@ -49,9 +51,13 @@ struct manager {
 
         struct event_queue queue;
         struct process_ctx process;
+        struct monitor *monitor;    /* broadcasts processed events to libudev clients */
+        struct ctrl_server *ctrl;   /* <run>/control: udevadm control, settle */
+        struct props properties;    /* udevadm control --property: global properties for rules */
 
         bool queue_file;     /* <run>/queue exists */
         bool resync_pending; /* the kernel dropped events: rescan sysfs when the queue drains */
+        bool queue_stopped;  /* udevadm control --stop-exec-queue: queue, do not start */
         bool exiting;
         int exit_status;
         unsigned long n_events;
@@ -195,6 +201,8 @@ static int on_start(sd_event_source *s, void *userdata)
         unsigned started = 0;
         struct event *e;
 
+        if (m->queue_stopped && !m->exiting)
+                return 0;
         while (started < START_BATCH && (e = event_queue_next_ready(&m->queue))) {
                 event_queue_set_running(&m->queue, e);
                 started++;
@@ -241,10 +249,8 @@ static int on_kernel(sd_event_source *s, int fd, uint32_t revents, void *userdat
         return 0;
 }
 
-static int on_exit_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+static void request_exit(struct manager *m)
 {
-        struct manager *m = userdata;
-        log_info("Received SIG%s, exiting once running events are done", sigabbrev_np((int)si->ssi_signo));
         m->exiting = true;
         /* queued events that have not started are dropped; the next daemon's coldplug redoes them */
         for (struct event *e = m->queue.head, *next; e; e = next) {
@@ -256,6 +262,99 @@ static int on_exit_signal(sd_event_source *s, const struct signalfd_siginfo *si,
         if (m->kernel_source)
                 sd_event_source_set_enabled(m->kernel_source, SD_EVENT_OFF);
         maybe_finish(m);
+}
+
+static int on_exit_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+        struct manager *m = userdata;
+        log_info("Received SIG%s, exiting once running events are done", sigabbrev_np((int)si->ssi_signo));
+        request_exit(m);
+        return 0;
+}
+
+/* ---- the control socket (udevadm control's messages) ---- */
+
+static void ctrl_set_log_level(int level, void *userdata)
+{
+        log_info("Control: log level %s", log_level_to_string(level));
+        log_set_max_level(level);
+}
+
+static void ctrl_stop_exec_queue(void *userdata)
+{
+        struct manager *m = userdata;
+        log_debug("Control: stop executing events");
+        m->queue_stopped = true;
+}
+
+static void ctrl_start_exec_queue(void *userdata)
+{
+        struct manager *m = userdata;
+        log_debug("Control: start executing events");
+        m->queue_stopped = false;
+        schedule_start(m);
+}
+
+static void ctrl_reload(void *userdata)
+{
+        log_info("Control: reload requested");
+}
+
+static void ctrl_set_env(const char *key, const char *value, void *userdata)
+{
+        struct manager *m = userdata;
+        int r = props_set(&m->properties, key, value, PROP_DB);
+        if (r < 0)
+                log_warning_errno(r, "Control: cannot set global property %s: %m", key);
+        else
+                log_debug("Control: global property %s=%s", key, strempty(value));
+}
+
+static void ctrl_set_children_max(unsigned n, void *userdata)
+{
+        struct manager *m = userdata;
+        log_debug("Control: children-max %u", n);
+        m->opt.children_max = n;
+}
+
+static void ctrl_exit(void *userdata)
+{
+        struct manager *m = userdata;
+        log_info("Control: exit requested, exiting once running events are done");
+        request_exit(m);
+}
+
+static const struct ctrl_ops ctrl_ops = {
+        .set_log_level = ctrl_set_log_level,
+        .stop_exec_queue = ctrl_stop_exec_queue,
+        .start_exec_queue = ctrl_start_exec_queue,
+        .reload = ctrl_reload,
+        .set_env = ctrl_set_env,
+        .set_children_max = ctrl_set_children_max,
+        .exit = ctrl_exit, /* ping needs nothing: the answer is handling it in order */
+};
+
+/* What makes libudev clients see a running udev: the broadcaster and the control socket
+ * (whose existence tells libudev to listen on the udev group). */
+static int setup_clients(struct manager *m)
+{
+        /* libudev aborts on a DEVNAME outside /dev/: publish the names clients would use,
+         * even when the nodes are made under a private root (tests, staging) */
+        int r = monitor_new("/dev", &m->monitor);
+        if (r < 0)
+                return log_error_errno(r, "Cannot open the udev monitor socket: %m");
+        m->process.monitor = m->monitor;
+
+        if (m->opt.listen_fd_control >= 0)
+                r = ctrl_server_new_from_fd(m->event, m->opt.listen_fd_control, &ctrl_ops, m, &m->ctrl);
+        else {
+                _cleanup_free_ char *path = path_join(m->run_root, "control");
+                r = path ? ctrl_server_new(m->event, path, &ctrl_ops, m, &m->ctrl) : -ENOMEM;
+        }
+        if (r == -EADDRINUSE)
+                return log_error_errno(r, "Another daemon answers on %s/control", m->run_root);
+        if (r < 0)
+                return log_error_errno(r, "Cannot open the control socket in %s: %m", m->run_root);
         return 0;
 }
 
@@ -341,6 +440,7 @@ int manager_new(const struct manager_options *o, struct manager **ret)
                 .model = m->model,
                 .devfd = m->devfd,
                 .runfd = m->runfd,
+                .run_root = m->run_root,
                 .event_timeout_usec = o->event_timeout_usec,
         };
         *ret = m;
@@ -359,6 +459,9 @@ struct manager *manager_free(struct manager *m)
                         process_event_abort(e);
         event_queue_clear(&m->queue);
         update_queue_file(m);
+        ctrl_server_free(m->ctrl); /* removes <run>/control: libudev stops expecting udev events */
+        monitor_free(m->monitor);
+        props_clear(&m->properties);
         sd_event_source_unref(m->kernel_source);
         sd_event_source_unref(m->start_source);
         uevent_listener_free(m->listener);
@@ -465,6 +568,8 @@ int manager_run(struct manager *m, void (*on_ready)(void *userdata), void *userd
                 r = model_scan(m->model);
                 if (r < 0)
                         return log_error_errno(r, "Cannot scan %s: %m", m->sysfs_root), 1;
+                if (setup_clients(m) < 0)
+                        return 1;
                 log_debug("Model built from %s: %d devices", m->sysfs_root, r);
                 if (on_ready)
                         on_ready(userdata);
