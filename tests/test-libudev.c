@@ -592,8 +592,8 @@ static void test_libudev_monitor(void)
         udev_unref(udev);
 }
 
-/* devmanadm monitor as a child; returns what it printed once killed. */
-static char *devmanadm_monitor(const char *const *args, void (*provoke)(void))
+/* A monitor program as a child; returns what it printed once killed. */
+static char *run_monitor(const char *prog, const char *const *args, void (*provoke)(void))
 {
         int pfd[2];
         if (pipe2(pfd, O_CLOEXEC) < 0)
@@ -601,7 +601,7 @@ static char *devmanadm_monitor(const char *const *args, void (*provoke)(void))
         pid_t pid = fork();
         if (pid == 0) {
                 dup2(pfd[1], 1);
-                char *argv[16] = {(char *)devmanadm_path(), "monitor"};
+                char *argv[16] = {(char *)prog, "monitor"};
                 int i = 2;
                 for (; *args && i < 15; args++)
                         argv[i++] = (char *)*args;
@@ -641,6 +641,47 @@ static char *devmanadm_monitor(const char *const *args, void (*provoke)(void))
         return buf;
 }
 
+/* Blanks timestamps; sorts the members of set-valued properties (DEVLINKS, TAGS). */
+static void normalize_monitor_lines(char **lines)
+{
+        for (char **l = lines; l && *l; l++) {
+                char *o = strchr(*l, '['), *c = o ? strchr(o, ']') : NULL;
+                if (o && c && (startswith(*l, "UDEV") || startswith(*l, "KERNEL")))
+                        memmove(o + 1, c, strlen(c) + 1);
+                const char *v = NULL;
+                if ((v = startswith(*l, "DEVLINKS=")) || (v = startswith(*l, "TAGS=")) ||
+                    (v = startswith(*l, "CURRENT_TAGS="))) {
+                        _cleanup_strv_free_ char **parts = NULL;
+                        strv_split(v, " :", &parts);
+                        strv_sort(parts);
+                        char *joined = strv_join(parts, NULL, ",");
+                        char *n = NULL;
+                        if (joined && asprintf(&n, "%.*s%s", (int)(v - *l), *l, joined) > 0) {
+                                free(*l);
+                                *l = n;
+                        }
+                        free(joined);
+                }
+        }
+}
+
+/* Monitor outputs agree: the same lines once timestamps are blanked, properties of an event
+ * in any order. */
+static bool same_monitor_output(const char *a, const char *b)
+{
+        _cleanup_strv_free_ char **la = NULL, **lb = NULL;
+        strv_split(a, "\n", &la);
+        strv_split(b, "\n", &lb);
+        normalize_monitor_lines(la);
+        normalize_monitor_lines(lb);
+        strv_sort(la);
+        strv_sort(lb);
+        bool same = strv_equal(la, lb);
+        if (!same)
+                fprintf(stderr, "monitor outputs differ:\n%s\n----\n%s\n", a, b);
+        return same;
+}
+
 static void provoke_kernel(void)
 {
         int fd = open("/sys/devices/virtual/mem/null/uevent", O_WRONLY | O_CLOEXEC);
@@ -655,7 +696,7 @@ static void test_devmanadm_monitor(void)
         write_database();
         if (!server)
                 server_start();
-        _cleanup_free_ char *out = devmanadm_monitor((const char *[]){"--udev", "--property", "-s", "mem", NULL}, send_three);
+        _cleanup_free_ char *out = run_monitor(devmanadm_path(), (const char *[]){"--udev", "--property", "-s", "mem", NULL}, send_three);
         CHECK(out && strstr(out, "UDEV - the event which udev sends out after rule processing\n"));
         CHECK(out && strstr(out, "] change   /devices/virtual/mem/null (mem)\n"));
         CHECK(out && strstr(out, "\nSEQNUM=1001\n"));
@@ -664,16 +705,21 @@ static void test_devmanadm_monitor(void)
         CHECK(out && !strstr(out, "devmanp1"));
         CHECK(out && !strstr(out, "KERNEL["));
 
-        _cleanup_free_ char *out2 = devmanadm_monitor((const char *[]){"-u", "-t", "other", NULL}, send_three);
+        _cleanup_free_ char *out2 = run_monitor(devmanadm_path(), (const char *[]){"-u", "-t", "other", NULL}, send_three);
         CHECK(out2 && strstr(out2, "] add      /devices/virtual/block/devmand (block)\n"));
         CHECK(out2 && !strstr(out2, "mem/null"));
 
         /* the kernel's group: a real uevent for /dev/null */
-        _cleanup_free_ char *out3 = devmanadm_monitor((const char *[]){"--kernel", "--subsystem-match=mem", NULL},
+        _cleanup_free_ char *out3 = run_monitor(devmanadm_path(), (const char *[]){"--kernel", "--subsystem-match=mem", NULL},
                                                       provoke_kernel);
         CHECK(out3 && strstr(out3, "KERNEL["));
         CHECK(out3 && strstr(out3, "] change   /devices/virtual/mem/null (mem)\n"));
         CHECK(out3 && !strstr(out3, "UDEV  ["));
+
+        /* udevadm monitor hears the same broadcasts, and prints them the same way */
+        _cleanup_free_ char *theirs = run_monitor("/usr/bin/udevadm", (const char *[]){"--udev", "--property", "-s", "mem", NULL}, send_three);
+        _cleanup_free_ char *ours = run_monitor(devmanadm_path(), (const char *[]){"--udev", "--property", "-s", "mem", NULL}, send_three);
+        CHECK(theirs && ours && same_monitor_output(theirs, ours));
 }
 
 /* ---- the control socket ---- */
