@@ -366,6 +366,8 @@ int db_update(const char *run_dir, struct device *d)
 {
         _cleanup_free_ char *id = NULL, *data = NULL, *path = NULL, *tmp = NULL;
         struct db_entry old = {0}, new = {0};
+        FILE *f = NULL;
+        int fd = -1;
         int r = device_db_id(d, &id);
         if (r < 0)
                 return r;
@@ -396,7 +398,7 @@ int db_update(const char *run_dir, struct device *d)
                 r = -ENOMEM;
                 goto out;
         }
-        int fd = mkostemp(tmp, O_CLOEXEC);
+        fd = mkostemp(tmp, O_CLOEXEC);
         if (fd < 0) {
                 r = -errno;
                 goto out_tmp;
@@ -406,7 +408,7 @@ int db_update(const char *run_dir, struct device *d)
                 close(fd);
                 goto out_unlink;
         }
-        FILE *f = fdopen(fd, "w");
+        f = fdopen(fd, "w");
         if (!f) {
                 r = -errno;
                 close(fd);

@@ -11,6 +11,7 @@
  *       G:<tag>       every tag the device has had
  *       Q:<tag>       the tags set by the latest event
  *       V:1           database version (1 = Q: lines are meaningful)
+ *     (no W: line: libudev 252 ignores the watch handle there; it belongs in watch/)
  *     file mode 01644 (sticky) marks OPTIONS+="db_persist", 0644 otherwise;
  *     an empty file marks a device with a node or ifindex but nothing else to record
  *     (libudev then still reports it initialized).
