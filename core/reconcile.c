@@ -60,7 +60,7 @@ static bool has_node(int devfd, const struct device *d)
         return st.st_rdev == d->devnum && (d->devnum_type == 'b' ? S_ISBLK(st.st_mode) : S_ISCHR(st.st_mode));
 }
 
-int reconcile(struct model *m, int devfd, int runfd, const char *run_root, char ***ret_add,
+int reconcile(struct model *m, int devfd, int runfd, const char *run_root, bool after_crash, char ***ret_add,
               struct reconcile_stats *stats)
 {
         struct live live = {.ids = hashmap_new_string()};
@@ -147,10 +147,9 @@ int reconcile(struct model *m, int devfd, int runfd, const char *run_root, char 
         else if (r < 0)
                 log_warning_errno(r, "Cannot check the link claims, ignoring: %m");
 
-        /* devices that appeared, or whose processing was cut short; only after a previous daemon
-         * (a fresh run dir means a fresh boot: coldplug is the trigger's job, not ours) */
-        bool previous = dir != NULL;
-        STRV_FOREACH(p, previous ? paths : NULL) {
+        /* devices whose processing a crash cut short (after a clean exit, or on a fresh boot,
+         * coldplug is the trigger's job, not ours) */
+        STRV_FOREACH(p, after_crash ? paths : NULL) {
                 struct device *d = model_get(m, *p);
                 _cleanup_free_ char *id = NULL, *entry = NULL;
                 if (!d || device_get_id(d, &id) < 0)

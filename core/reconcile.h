@@ -5,14 +5,17 @@
  * the devices sysfs has now.
  *  - Devices that are gone: their node (found through /dev/char|block/M:m), their link claims,
  *    database entry and tags are removed.
- *  - Devices that appeared, or whose processing was cut short: listed for a synthetic add
- *    event (a device with a devt whose node is missing, or a network interface or device
- *    with a devt that has no database entry). Only when a previous daemon left a database:
- *    on a fresh boot the run dir is empty and coldplug is the trigger's job.
+ *  - After a crash only (the previous daemon did not exit cleanly): devices whose processing
+ *    was cut short, or that appeared while no daemon ran, are listed for a synthetic add event
+ *    (a device with a devt whose node is missing, or a network interface or device with a
+ *    devt that has no database entry). After a clean exit or on a fresh boot, coldplug is the
+ *    trigger's job.
  * Nothing is removed that cannot be tied to a gone device, so nodes made by devtmpfs or by
  * hand stay untouched.
  */
 #pragma once
+
+#include <stdbool.h>
 
 #include "model.h"
 
@@ -26,5 +29,5 @@ struct reconcile_stats {
 /* m must be scanned (model_scan). *ret_add gets the devpaths needing an add event (parents
  * first; NULL-terminated, owned by the caller). 0 or -errno; single failures are logged and
  * skipped. */
-int reconcile(struct model *m, int devfd, int runfd, const char *run_root, char ***ret_add,
+int reconcile(struct model *m, int devfd, int runfd, const char *run_root, bool after_crash, char ***ret_add,
               struct reconcile_stats *stats);

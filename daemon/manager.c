@@ -41,6 +41,10 @@ enum {
         PRIORITY_START = 100,
 };
 
+/* The marker a running daemon keeps in its run dir; only a clean exit removes it, so finding
+ * it at start means the previous daemon crashed. */
+#define RUNNING_MARKER ".devmand-running"
+
 /* Events started per turn of the loop before the kernel socket is read again. */
 #define START_BATCH 64
 /* How often, at most, the rules directories are checked for changes before an event. */
@@ -73,6 +77,7 @@ struct manager {
         bool queue_file;      /* <run>/queue exists */
         bool resync_pending;  /* the kernel dropped events: rescan sysfs when the queue drains */
         bool exiting;
+        bool marker;          /* RUNNING_MARKER created by us */
         int exit_status;
 };
 
@@ -516,6 +521,8 @@ struct manager *manager_free(struct manager *m)
         update_queue_file(m);
         ctrl_server_free(m->ctrl);
         spawn_manager_free(m->spawn); /* kills children of aborted events */
+        if (m->marker)
+                (void)unlinkat(m->runfd, RUNNING_MARKER, 0); /* a clean exit */
         if (m->builtins_ready)
                 builtin_exit_all(&m->builtins);
         monitor_free(m->monitor);
@@ -563,7 +570,16 @@ static int reconcile_previous(struct manager *m)
 {
         _cleanup_strv_free_ char **add = NULL;
         struct reconcile_stats st;
-        int r = reconcile(m->model, m->devfd, m->runfd, m->run_root, &add, &st);
+        bool crashed = faccessat(m->runfd, RUNNING_MARKER, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+        int fd = openat(m->runfd, RUNNING_MARKER, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+        if (fd < 0)
+                log_warning("Cannot create %s/%s, a crash will not be detected: %m", m->run_root, RUNNING_MARKER);
+        else
+                close(fd);
+        m->marker = fd >= 0;
+        if (crashed)
+                log_notice("The previous daemon did not exit cleanly: reconciling");
+        int r = reconcile(m->model, m->devfd, m->runfd, m->run_root, crashed, &add, &st);
         if (r < 0)
                 return log_error_errno(r, "Cannot reconcile with the previous state in %s: %m", m->run_root);
         STRV_FOREACH(p, add) {
