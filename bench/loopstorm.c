@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Loop-device storms for the bench: adds or removes loop devices BASE … BASE+COUNT-1 back to
+ * back through /dev/loop-control (LOOP_CTL_ADD / LOOP_CTL_REMOVE). The kernel sends two uevents
+ * per device each way (block and bdi).
+ *
+ *   loopstorm [--control PATH] --base B --count N add      on failure or SIGINT/SIGTERM/SIGHUP,
+ *                                                          removes every device it added
+ *   loopstorm [--control PATH] --base B --count N remove   retries a busy device up to 5 s
+ *   loopstorm [--control PATH] --base B --count N cleanup  removes whatever of the range exists
+ *
+ * Prints "start_ns end_ns done" (CLOCK_MONOTONIC) on success. Exit 0, 1 on failure, 2 on usage.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <linux/loop.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <time.h>
+
+#include "macros.h"
+
+static int64_t now_ns(void)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static bool interrupted(void)
+{
+        sigset_t pending;
+        sigpending(&pending);
+        return sigismember(&pending, SIGINT) || sigismember(&pending, SIGTERM) ||
+               sigismember(&pending, SIGHUP);
+}
+
+/* Removes one device, waiting out a short busy spell (a daemon may be probing it). */
+static int remove_one(int ctl, long idx, bool patient)
+{
+        for (int tries = 0;; tries++) {
+                if (ioctl(ctl, LOOP_CTL_REMOVE, idx) >= 0)
+                        return 0;
+                if (errno == ENODEV || errno == ENXIO)
+                        return -ENODEV;
+                if (errno != EBUSY || !patient || tries >= 5000)
+                        return -errno;
+                nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
+        }
+}
+
+static long remove_range(int ctl, long base, long count, bool patient, bool tolerate_missing)
+{
+        long failed = 0;
+
+        for (long i = base; i < base + count; i++) {
+                int r = remove_one(ctl, i, patient);
+                if (r == -ENODEV && tolerate_missing)
+                        continue;
+                if (r < 0) {
+                        fprintf(stderr, "loopstorm: removing loop%ld: %s\n", i, strerror(-r));
+                        failed++;
+                }
+        }
+        return failed;
+}
+
+int main(int argc, char **argv)
+{
+        static const struct option opts[] = {
+                {"control", required_argument, NULL, 'c'},
+                {"base", required_argument, NULL, 'b'},
+                {"count", required_argument, NULL, 'n'},
+                {},
+        };
+        const char *control = "/dev/loop-control", *verb;
+        long base = -1, count = -1, added = 0;
+        _cleanup_close_ int ctl = -1;
+        int64_t start, end;
+        sigset_t mask;
+        int c;
+
+        while ((c = getopt_long(argc, argv, "", opts, NULL)) >= 0) {
+                switch (c) {
+                case 'c': control = optarg; break;
+                case 'b': base = strtol(optarg, NULL, 10); break;
+                case 'n': count = strtol(optarg, NULL, 10); break;
+                default: return 2;
+                }
+        }
+        if (optind != argc - 1 || base < 0 || count <= 0 || base + count > (1L << 20)) {
+                fprintf(stderr, "usage: loopstorm [--control PATH] --base B --count N add|remove|cleanup\n");
+                return 2;
+        }
+        verb = argv[optind];
+
+        /* Signals stay pending and are checked between devices, so no device is left behind. */
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGHUP);
+        sigprocmask(SIG_BLOCK, &mask, NULL);
+
+        ctl = open(control, O_RDWR | O_CLOEXEC);
+        if (ctl < 0) {
+                fprintf(stderr, "loopstorm: %s: %s\n", control, strerror(errno));
+                return 1;
+        }
+
+        start = now_ns();
+        if (streq(verb, "add")) {
+                for (long i = base; i < base + count; i++) {
+                        if (interrupted()) {
+                                fprintf(stderr, "loopstorm: interrupted, removing what was added\n");
+                                break;
+                        }
+                        if (ioctl(ctl, LOOP_CTL_ADD, i) < 0) {
+                                fprintf(stderr, "loopstorm: adding loop%ld: %s\n", i, strerror(errno));
+                                break;
+                        }
+                        added++;
+                }
+                if (added < count) {
+                        remove_range(ctl, base, added, true, true);
+                        return 1;
+                }
+        } else if (streq(verb, "remove")) {
+                if (remove_range(ctl, base, count, true, false) > 0)
+                        return 1;
+        } else if (streq(verb, "cleanup")) {
+                if (remove_range(ctl, base, count, true, true) > 0)
+                        return 1;
+        } else {
+                fprintf(stderr, "loopstorm: unknown verb %s\n", verb);
+                return 2;
+        }
+        end = now_ns();
+        printf("%lld %lld done\n", (long long)start, (long long)end);
+        return 0;
+}
