@@ -2,9 +2,11 @@
 /*
  * Loop-device storms for the bench: adds or removes loop devices BASE … BASE+COUNT-1 back to
  * back through /dev/loop-control (LOOP_CTL_ADD / LOOP_CTL_REMOVE). The kernel sends two uevents
- * per device each way (block and bdi).
+ * per device each way (block and bdi). One LOOP_CTL_REMOVE waits for the kernel to tear the
+ * disk down (tens of ms, mostly RCU grace periods), so removal runs in --threads parallel
+ * threads (default 64): a remove storm then takes about as long as an add storm.
  *
- *   loopstorm [--control PATH] --base B --count N add      on failure or SIGINT/SIGTERM/SIGHUP,
+ *   loopstorm [--control PATH] [--threads N] --base B --count N add      on failure or SIGINT/SIGTERM/SIGHUP,
  *                                                          removes every device it added
  *   loopstorm [--control PATH] --base B --count N remove   retries a busy device up to 5 s
  *   loopstorm [--control PATH] --base B --count N cleanup  removes whatever of the range exists
@@ -15,6 +17,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <linux/loop.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
@@ -51,18 +54,63 @@ static int remove_one(int ctl, long idx, bool patient)
         }
 }
 
-static long remove_range(int ctl, long base, long count, bool patient, bool tolerate_missing)
-{
-        long failed = 0;
+struct remover {
+        pthread_t thread;
+        int ctl;
+        long first, end, step;
+        bool tolerate_missing;
+        long failed;
+};
 
-        for (long i = base; i < base + count; i++) {
-                int r = remove_one(ctl, i, patient);
-                if (r == -ENODEV && tolerate_missing)
+static void *remover_run(void *arg)
+{
+        struct remover *w = arg;
+
+        for (long i = w->first; i < w->end; i += w->step) {
+                int r = remove_one(w->ctl, i, true);
+                if (r == -ENODEV && w->tolerate_missing)
                         continue;
                 if (r < 0) {
                         fprintf(stderr, "loopstorm: removing loop%ld: %s\n", i, strerror(-r));
-                        failed++;
+                        w->failed++;
                 }
+        }
+        return NULL;
+}
+
+/* Removes base … base+count-1 with up to nthreads threads; returns how many failed. */
+static long remove_range(int ctl, long base, long count, long nthreads, bool tolerate_missing)
+{
+        _cleanup_free_ struct remover *w = NULL;
+        long failed = 0, started = 0;
+
+        if (nthreads > count)
+                nthreads = count;
+        w = calloc((size_t)nthreads, sizeof(*w));
+        if (!w)
+                nthreads = 0;
+        for (long k = 0; k < nthreads; k++) {
+                w[k] = (struct remover){.ctl = ctl, .first = base + k, .end = base + count, .step = nthreads,
+                                        .tolerate_missing = tolerate_missing};
+                if (pthread_create(&w[k].thread, NULL, remover_run, &w[k]) != 0)
+                        break;
+                started++;
+        }
+        if (started == 0) {
+                /* No threads to be had: remove everything from this one. */
+                struct remover one = {.ctl = ctl, .first = base, .end = base + count, .step = 1,
+                                      .tolerate_missing = tolerate_missing};
+                remover_run(&one);
+                return one.failed;
+        }
+        for (long k = 0; k < started; k++) {
+                pthread_join(w[k].thread, NULL);
+                failed += w[k].failed;
+        }
+        /* Threads that could not start leave their share: take it here. */
+        for (long k = started; k < nthreads; k++) {
+                remover_run(&w[k]);
+                failed += w[k].failed;
         }
         return failed;
 }
@@ -73,10 +121,11 @@ int main(int argc, char **argv)
                 {"control", required_argument, NULL, 'c'},
                 {"base", required_argument, NULL, 'b'},
                 {"count", required_argument, NULL, 'n'},
+                {"threads", required_argument, NULL, 't'},
                 {},
         };
         const char *control = "/dev/loop-control", *verb;
-        long base = -1, count = -1, added = 0;
+        long base = -1, count = -1, added = 0, threads = 64;
         _cleanup_close_ int ctl = -1;
         int64_t start, end;
         sigset_t mask;
@@ -87,11 +136,12 @@ int main(int argc, char **argv)
                 case 'c': control = optarg; break;
                 case 'b': base = strtol(optarg, NULL, 10); break;
                 case 'n': count = strtol(optarg, NULL, 10); break;
+                case 't': threads = strtol(optarg, NULL, 10); break;
                 default: return 2;
                 }
         }
-        if (optind != argc - 1 || base < 0 || count <= 0 || base + count > (1L << 20)) {
-                fprintf(stderr, "usage: loopstorm [--control PATH] --base B --count N add|remove|cleanup\n");
+        if (optind != argc - 1 || base < 0 || count <= 0 || base + count > (1L << 20) || threads < 1) {
+                fprintf(stderr, "usage: loopstorm [--control PATH] [--threads N] --base B --count N add|remove|cleanup\n");
                 return 2;
         }
         verb = argv[optind];
@@ -123,14 +173,14 @@ int main(int argc, char **argv)
                         added++;
                 }
                 if (added < count) {
-                        remove_range(ctl, base, added, true, true);
+                        remove_range(ctl, base, added, threads, true);
                         return 1;
                 }
         } else if (streq(verb, "remove")) {
-                if (remove_range(ctl, base, count, true, false) > 0)
+                if (remove_range(ctl, base, count, threads, false) > 0)
                         return 1;
         } else if (streq(verb, "cleanup")) {
-                if (remove_range(ctl, base, count, true, true) > 0)
+                if (remove_range(ctl, base, count, threads, true) > 0)
                         return 1;
         } else {
                 fprintf(stderr, "loopstorm: unknown verb %s\n", verb);

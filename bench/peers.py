@@ -20,6 +20,7 @@ Keys:
   done        how a storm is known to be processed: 'node' (the node exists / is gone) or
               'udevdb' (/run/udev/data/b7:N exists / is gone)
   once        command for the generated-sysfs coldplug (workload 3); None = not measured
+  startup_scan True when the daemon fills /dev when it starts: /dev is emptied before coldplug
   requires    files that must exist for the entry to run (else it is reported as absent)
   devman      True for devman's own entries (ratios and targets are computed for these)
 """
@@ -44,6 +45,7 @@ DAEMONS = {
         'rules': 'empty',
         'dev': 'tmpfs',
         'cmd': ['busybox', 'mdev', '-d', '-f'],
+        'startup_scan': True,  # populates /dev before listening; emptied before coldplug
         'ready': None,
         'trigger': None,
         'settle': None,

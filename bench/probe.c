@@ -4,7 +4,9 @@
  * (netlink group 1), optionally every udev-processed event (group 2, in this net namespace)
  * and optionally every name created or deleted below a /dev directory (inotify, recursive).
  * Records stay in memory while measuring and are written when SIGTERM/SIGINT arrives, so the
- * probe does no I/O while a storm runs. Output, one record a line, fields separated by tabs:
+ * probe does no I/O while a storm runs. It runs SCHED_FIFO (when permitted) so that it is woken
+ * as soon as a message or an inotify event is queued: a timestamp is the moment of queueing,
+ * not the moment a busy CPU got around to the probe. Output, one record a line, fields separated by tabs:
  *
  *   K|U  t_ns  action  seqnum  devpath  devname     (K: kernel, U: udev; "-" when absent)
  *   C|D  t_ns  path                                 (created / deleted, relative to --dev)
@@ -16,6 +18,7 @@
 #include <getopt.h>
 #include <linux/netlink.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/inotify.h>
@@ -267,6 +270,8 @@ int main(int argc, char **argv)
                 fprintf(stderr, "usage: probe [--kernel] [--udev] [--dev DIR] [--ready FILE] --out FILE\n");
                 return 2;
         }
+        if (sched_setscheduler(0, SCHED_FIFO, &(struct sched_param){.sched_priority = 10}) < 0)
+                fprintf(stderr, "probe: SCHED_FIFO not permitted, timestamps may lag: %s\n", strerror(errno));
         sigemptyset(&mask);
         sigaddset(&mask, SIGTERM);
         sigaddset(&mask, SIGINT);
