@@ -346,8 +346,8 @@ class Session:
                 raise RuntimeError('daemon did not bind a uevent socket: ' + self.daemon_log())
             time.sleep(0.005)
         if self.e.get('ready'):
-            while subprocess.run(self.x(self.e['ready']), stdin=self.null, stdout=subprocess.DEVNULL,
-                                 stderr=subprocess.DEVNULL).returncode != 0:
+            while subprocess.run(self.x(self.e['ready']), stdin=self.null, stdout=self.null,
+                                 stderr=self.null).returncode != 0:
                 if time.monotonic() > deadline:
                     raise RuntimeError('daemon not ready: ' + self.daemon_log())
                 time.sleep(0.01)
@@ -396,7 +396,7 @@ class Session:
         cpu0 = self.daemon.cpu_s()
         t0 = mono_ns()
         if self.e.get('trigger'):
-            run(self.x(self.e['trigger']), stdin=self.null, stdout=subprocess.DEVNULL)
+            run(self.x(self.e['trigger']), stdin=self.null, stdout=self.null)
         else:
             for path in uevents:
                 try:
@@ -563,16 +563,13 @@ class Session:
             mount('tmpfs', mp, opts='mode=755')
             argv = [a.format(build=self.build, dev=mp, run='/run/bench/scale-run', sysfs=sysfs) for a in once]
             os.makedirs('/run/bench/scale-run', exist_ok=True)
-            t0 = mono_ns()
-            p = subprocess.Popen(argv, stdin=self.null, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-            _, status, ru = os.wait4(p.pid, 0)
-            t1 = mono_ns()
-            p.returncode = os.waitstatus_to_exitcode(status)
-            err = p.stderr.read().decode(errors='replace')[-500:]
+            p = subprocess.run([f'{self.build}/bench/measure'] + argv, stdin=self.null, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+            ms, maxrss, user, sys_s, code = p.stdout.split()[-5:]
             nodes = sum(len(f) for _, _, f in os.walk(mp))
-            out[str(n)] = {'devices': n, 'ms': (t1 - t0) / 1e6, 'cpu_s': ru.ru_utime + ru.ru_stime,
-                           'maxrss_kib': ru.ru_maxrss, 'nodes': nodes, 'exit': p.returncode,
-                           'stderr': err if p.returncode else ''}
+            out[str(n)] = {'devices': n, 'ms': float(ms), 'cpu_s': float(user) + float(sys_s),
+                           'maxrss_kib': int(maxrss), 'nodes': nodes, 'exit': int(code),
+                           'stderr': p.stderr[-500:] if int(code) else ''}
             run(['umount', mp])
             os.rmdir(mp)
             run(['rm', '-rf', '/run/bench/scale-run'])
@@ -589,7 +586,7 @@ class Session:
             cg = f'/run/bench/callgrind.{n}'
             argv = ['valgrind', '--tool=callgrind', f'--callgrind-out-file={cg}'] + \
                 [a.format(build=self.build, dev=mp, run='/run/bench/cg-run', sysfs=sysfs) for a in once]
-            p = subprocess.run(argv, stdin=self.null, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            p = subprocess.run(argv, stdin=self.null, stdout=self.null, stderr=subprocess.PIPE)
             ir = None
             if p.returncode == 0:
                 with open(cg) as f:
@@ -637,7 +634,7 @@ class Session:
         for base, count in self.loop_ranges:
             subprocess.run([f'{self.build}/bench/loopstorm', '--control', '/run/bench/loop-control',
                             '--base', str(base), '--count', str(count), 'cleanup'],
-                           stdin=self.null, stdout=subprocess.DEVNULL)
+                           stdin=self.null, stdout=self.null)
         self.loop_ranges = []
         if self.daemon:
             self.daemon.signal_tree(signal.SIGCONT)
