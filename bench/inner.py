@@ -10,6 +10,7 @@ Loop devices are global: every one added is removed, also on error (finally: loo
 """
 import json
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -125,11 +126,12 @@ def proc_cpu_s(pid, include_reaped):
 
 
 class Daemon:
-    def __init__(self, argv, log_path, null_fd, exclude):
+    def __init__(self, argv, log_path, null_fd, exclude, pass_fds=()):
         self.argv = argv
         self.log = open(log_path, 'w')
         self.start_ns = mono_ns()
-        self.proc = subprocess.Popen(argv, stdin=null_fd, stdout=self.log, stderr=self.log, cwd='/')
+        self.proc = subprocess.Popen(argv, stdin=null_fd, stdout=self.log, stderr=self.log, cwd='/',
+                                     pass_fds=pass_fds)
         self.pid = self.proc.pid
         self.exclude = exclude  # our own helpers are never part of the daemon's tree
         self.rusage = None
@@ -299,8 +301,14 @@ class Session:
             open('/run/bench/mdev.conf', 'w').close()
             bind('/run/bench/mdev.conf', '/etc/mdev.conf')
 
-    def x(self, argv):
-        return [a.format(build=self.build, dev='/dev', run='/run', sysfs=self.cfg.get('sysfs', '')) for a in argv]
+    def rules_dir(self):
+        return '/usr/lib/udev/rules.d' if self.e['rules'] == 'stock' else '/run/bench/empty'
+
+    def x(self, argv, **kw):
+        values = dict(build=self.build, dev='/dev', run='/run', sysfs='', rules=self.rules_dir(),
+                      ready_fd='')
+        values.update(kw)
+        return [a.format(**values) for a in argv]
 
     def helper_pids(self):
         return self.helpers
@@ -339,8 +347,21 @@ class Session:
 
     def start_daemon(self):
         probe = self.probe(kernel=False, dev='/dev' if self.e['dev'] == 'tmpfs' else None)
-        self.daemon = Daemon(self.x(self.e['cmd']), '/run/bench/daemon.log', self.null, self.helper_pids)
         deadline = time.monotonic() + 20
+        if self.e.get('ready_fd'):
+            rfd, wfd = os.pipe()
+            self.daemon = Daemon(self.x(self.e['cmd'], ready_fd=wfd), '/run/bench/daemon.log', self.null,
+                                 self.helper_pids, pass_fds=(wfd,))
+            os.close(wfd)
+            try:
+                # The daemon writes a newline when ready; EOF (it died) also ends the wait.
+                ready, _, _ = select.select([rfd], [], [], 20)
+                if not ready or not os.read(rfd, 1):
+                    raise RuntimeError('daemon not ready within 20 s or exited: ' + self.daemon_log())
+            finally:
+                os.close(rfd)
+        else:
+            self.daemon = Daemon(self.x(self.e['cmd']), '/run/bench/daemon.log', self.null, self.helper_pids)
         while not self.uevent_socket_bound():
             if not self.daemon.alive() or time.monotonic() > deadline:
                 raise RuntimeError('daemon did not bind a uevent socket: ' + self.daemon_log())
@@ -561,7 +582,7 @@ class Session:
             mp = f'/run/bench/scale-dev-{n}'
             os.makedirs(mp)
             mount('tmpfs', mp, opts='mode=755')
-            argv = [a.format(build=self.build, dev=mp, run='/run/bench/scale-run', sysfs=sysfs) for a in once]
+            argv = self.x(once, dev=mp, run='/run/bench/scale-run', sysfs=sysfs)
             os.makedirs('/run/bench/scale-run', exist_ok=True)
             p = subprocess.run([f'{self.build}/bench/measure'] + argv, stdin=self.null, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
@@ -585,7 +606,7 @@ class Session:
             os.makedirs('/run/bench/cg-run', exist_ok=True)
             cg = f'/run/bench/callgrind.{n}'
             argv = ['valgrind', '--tool=callgrind', f'--callgrind-out-file={cg}'] + \
-                [a.format(build=self.build, dev=mp, run='/run/bench/cg-run', sysfs=sysfs) for a in once]
+                self.x(once, dev=mp, run='/run/bench/cg-run', sysfs=sysfs)
             p = subprocess.run(argv, stdin=self.null, stdout=self.null, stderr=subprocess.PIPE)
             ir = None
             if p.returncode == 0:

@@ -3,7 +3,9 @@
 
 Every entry runs alone inside private mount/net/pid namespaces where /dev and /run are private
 mounts, so {dev} is /dev and {run} is /run *inside* the session. Placeholders in commands:
-{build} (meson build dir), {dev}, {run}, {sysfs} (a generated sysfs tree, --once only).
+{build} (meson build dir), {dev}, {run}, {sysfs} (a generated sysfs tree, --once only),
+{rules} (the session's rules directory: an empty one, or /usr/lib/udev/rules.d for 'stock'),
+{ready_fd} (with 'ready_fd': True, the write end of a pipe the daemon writes a newline to when ready).
 
 Keys:
   label       shown in tables
@@ -77,18 +79,21 @@ DAEMONS = {
         'once': None,
         'requires': [UDEVD],
     },
-    # devman plugs in here. The daemon reads the rules directories the session binds (see
-    # inner.py: /etc/udev/rules.d, /usr/lib/udev/rules.d and DEVMAN_RULESDIR from config.h).
+    # devman plugs in here: --rules-dir makes it read exactly the session's rules ({rules}),
+    # --ready-fd tells the bench when it listens and has loaded them.
     'devman-empty': {
         'label': 'devman, empty rules',
         'rules': 'empty',
         'dev': 'tmpfs',
-        'cmd': ['{build}/daemon/devmand'],
-        'ready': ['{build}/daemon/devmanadm', 'control', '--ping'],
+        'cmd': ['{build}/daemon/devmand', '--rules-dir', '{rules}', '--ready-fd', '{ready_fd}',
+                '--log-level', 'err'],
+        'ready_fd': True,
+        'ready': None,
         'trigger': ['{build}/daemon/devmanadm', 'trigger', '--action=add'],
-        'settle': ['{build}/daemon/devmanadm', 'settle'],
+        'settle': ['{build}/daemon/devmanadm', 'settle', '--timeout=120'],
         'done': 'node',
-        'once': ['{build}/daemon/devmand', '--once', '--sysfs', '{sysfs}', '--dev', '{dev}', '--run', '{run}'],
+        'once': ['{build}/daemon/devmand', '--once', '--sysfs', '{sysfs}', '--dev', '{dev}', '--run', '{run}',
+                 '--rules-dir', '{rules}', '--log-level', 'err'],
         'requires': ['{build}/daemon/devmand', '{build}/daemon/devmanadm'],
         'devman': True,
     },
@@ -96,12 +101,15 @@ DAEMONS = {
         'label': 'devman, Debian stock rules',
         'rules': 'stock',
         'dev': 'tmpfs',
-        'cmd': ['{build}/daemon/devmand'],
-        'ready': ['{build}/daemon/devmanadm', 'control', '--ping'],
+        'cmd': ['{build}/daemon/devmand', '--rules-dir', '{rules}', '--ready-fd', '{ready_fd}',
+                '--log-level', 'err'],
+        'ready_fd': True,
+        'ready': None,
         'trigger': ['{build}/daemon/devmanadm', 'trigger', '--action=add'],
-        'settle': ['{build}/daemon/devmanadm', 'settle'],
+        'settle': ['{build}/daemon/devmanadm', 'settle', '--timeout=120'],
         'done': 'node',
-        'once': ['{build}/daemon/devmand', '--once', '--sysfs', '{sysfs}', '--dev', '{dev}', '--run', '{run}'],
+        'once': ['{build}/daemon/devmand', '--once', '--sysfs', '{sysfs}', '--dev', '{dev}', '--run', '{run}',
+                 '--rules-dir', '{rules}', '--log-level', 'err'],
         'requires': ['{build}/daemon/devmand', '{build}/daemon/devmanadm'],
         'devman': True,
     },
@@ -114,5 +122,3 @@ DEVMAN_PEERS = {
 }
 
 
-def expand(argv, **kw):
-    return [a.format(**kw) for a in argv]
