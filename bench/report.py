@@ -151,10 +151,7 @@ def render_table(summary, peers, rows):
     return '\n'.join(lines)
 
 
-def scale_table(summary, scales):
-    peers = [p for p in summary if any(k.startswith('scale') or k.startswith('callgrind') for k in summary[p])]
-    if not peers:
-        return ''
+def scale_rows(scales):
     rows = []
     for n in scales:
         rows += [(f'scale{n}_ms', f'coldplug of {n} generated devices, ms'),
@@ -163,7 +160,14 @@ def scale_table(summary, scales):
     rows += [('scale_kib_per_device', 'memory per device (largest vs smallest tree), KiB'),
              ('scale_linearity', 'time per device, largest / smallest tree'),
              ('callgrind_ir_per_device', 'instructions per device (callgrind, 1000 vs 100 devices)')]
-    return 'Generated sysfs (--once):\n\n' + render_table(summary, peers, rows)
+    return rows
+
+
+def scale_table(summary, scales):
+    peers = [p for p in summary if any(k.startswith('scale') or k.startswith('callgrind') for k in summary[p])]
+    if not peers:
+        return ''
+    return 'Generated sysfs (--once):\n\n' + render_table(summary, peers, scale_rows(scales))
 
 
 def render_ratios(summary, rows):
@@ -172,9 +176,7 @@ def render_ratios(summary, rows):
         if dm not in summary:
             continue
         others = [o for o in others if o in summary]
-        lines.append(f'\n{dm} / peer (ratio of medians, < 1 means devman is lower):\n')
-        lines.append('| figure | ' + ' | '.join(others) + ' |')
-        lines.append('|' + '---|' * (len(others) + 1))
+        body = []
         for metric, label in rows:
             a = med(summary, dm, metric)
             if a is None:
@@ -182,8 +184,14 @@ def render_ratios(summary, rows):
             cells = []
             for o in others:
                 b = med(summary, o, metric)
-                cells.append(f'{a / b:.3f}x' if b else '-')
-            lines.append(f'| {label} | ' + ' | '.join(cells) + ' |')
+                cells.append(f'{a / b:.3f}x' if b and b > 0 else '-')
+            if any(c != '-' for c in cells):
+                body.append(f'| {label} | ' + ' | '.join(cells) + ' |')
+        if body:
+            lines.append(f'\n{dm} / peer (ratio of medians, < 1 means devman is lower):\n')
+            lines.append('| figure | ' + ' | '.join(others) + ' |')
+            lines.append('|' + '---|' * (len(others) + 1))
+            lines += body
     return '\n'.join(lines)
 
 
