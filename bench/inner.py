@@ -175,17 +175,20 @@ class Daemon:
             except ProcessLookupError:
                 pass
             deadline = time.monotonic() + 10
-            while time.monotonic() < deadline:
-                pid, status, ru = os.wait4(self.pid, os.WNOHANG)
-                if pid:
-                    self.rusage = ru
+            try:
+                while time.monotonic() < deadline:
+                    pid, status, ru = os.wait4(self.pid, os.WNOHANG)
+                    if pid:
+                        self.rusage = ru
+                        self.proc.returncode = status
+                        break
+                    time.sleep(0.01)
+                else:
+                    self.proc.kill()
+                    _, status, self.rusage = os.wait4(self.pid, 0)
                     self.proc.returncode = status
-                    break
-                time.sleep(0.01)
-            else:
-                self.proc.kill()
-                _, status, self.rusage = os.wait4(self.pid, 0)
-                self.proc.returncode = status
+            except ChildProcessError:  # already reaped (it died earlier): no rusage to report
+                self.proc.returncode = -1
         self.log.close()
 
 
@@ -652,6 +655,9 @@ class Session:
             raise RuntimeError('daemon died: ' + self.daemon_log())
 
     def finish(self):
+        # A second Ctrl-C must not cut the clean-up short.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
         for base, count in self.loop_ranges:
             subprocess.run([f'{self.build}/bench/loopstorm', '--control', '/run/bench/loop-control',
                             '--base', str(base), '--count', str(count), 'cleanup'],
@@ -676,6 +682,7 @@ def main():
     sess = Session(cfg, null_fd)
     # SIGTERM from bench/run: unwind through finally, so loop devices are removed.
     signal.signal(signal.SIGTERM, _interrupted)
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # even if started with SIGINT ignored
     try:
         sess.run_workloads()
     except BaseException as e:  # report, never leave a loop device behind
@@ -683,8 +690,11 @@ def main():
         sess.result['traceback'] = traceback.format_exc()[-3000:]
     finally:
         sess.finish()
-    sys.stdout.write(json.dumps(sess.result) + '\n')
-    sys.stdout.flush()
+    try:
+        sys.stdout.write(json.dumps(sess.result) + '\n')
+        sys.stdout.flush()
+    except BrokenPipeError:  # bench/run was interrupted and stopped reading
+        pass
 
 
 if __name__ == '__main__':
