@@ -163,16 +163,35 @@ struct walk_stats {
         unsigned long devices, nodes;
 };
 
+/* True when the `subsystem` link of the device directory names the block class. */
+static bool is_block(int dirfd)
+{
+        for (size_t size = 256; size <= 65536; size *= 4) {
+                _cleanup_free_ char *target = malloc(size);
+                ssize_t l;
+
+                if (!target)
+                        return false;
+                l = readlinkat(dirfd, "subsystem", target, size);
+                if (l < 0)
+                        return false;
+                if ((size_t)l < size) {
+                        target[l] = '\0';
+                        const char *base = strrchr(target, '/');
+                        return streq(base ? base + 1 : target, "block");
+                }
+        }
+        return false;
+}
+
 /* Reads "MAJOR=…", "MINOR=…", "DEVNAME=…" from a uevent file and makes the node. */
 static int coldplug_one(int dirfd, int devfd, struct walk_stats *st)
 {
         _cleanup_free_ char *line = NULL, *devname = NULL;
         _cleanup_fclose_ FILE *f = NULL;
         unsigned maj = 0, min = 0;
-        bool has_major = false, has_minor = false, block = false;
+        bool has_major = false, has_minor = false;
         size_t cap = 0;
-        char target[256];
-        ssize_t l;
         int fd;
 
         fd = openat(dirfd, "uevent", O_RDONLY | O_CLOEXEC);
@@ -202,13 +221,7 @@ static int coldplug_one(int dirfd, int devfd, struct walk_stats *st)
         }
         if (!has_major || !has_minor || !devname)
                 return 0;
-        l = readlinkat(dirfd, "subsystem", target, sizeof(target) - 1);
-        if (l > 0) {
-                target[l] = '\0';
-                const char *base = strrchr(target, '/');
-                block = streq(base ? base + 1 : target, "block");
-        }
-        if (make_node(devfd, devname, block, maj, min) < 0)
+        if (make_node(devfd, devname, is_block(dirfd), maj, min) < 0)
                 return 0;
         st->nodes++;
         return 0;
