@@ -25,6 +25,8 @@ static const struct verb verbs[] = {
         {"trigger", verb_trigger, "Request events from the kernel"},
         {"settle", verb_settle, "Wait until the daemon's event queue is empty"},
         {"info", verb_info, "Show what devman knows about a device"},
+        {"control", verb_control, "Control the running daemon"},
+        {"monitor", verb_monitor, "Listen to kernel and udev events"},
         {"tree", verb_tree, "Show a class the way the kernel lays it out"},
         {"classes", verb_classes, "Tell for every class whether it is converted, legacy or mixed"},
         {"version", verb_version, "Show the version"},

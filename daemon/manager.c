@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "hashmap.h"
+#include "config.h"
 #include "log.h"
 #include "model.h"
 #include "netlink.h"
@@ -299,9 +300,9 @@ int manager_new(const struct manager_options *o, struct manager **ret)
                 return log_oom();
         m->opt = *o;
         m->devfd = m->runfd = -1;
-        m->sysfs_root = strdup(o->sysfs_root ? o->sysfs_root : "/sys");
-        m->dev_root = strdup(o->dev_root ? o->dev_root : "/dev");
-        m->run_root = strdup(o->run_root ? o->run_root : "/run/udev");
+        m->sysfs_root = strdup(o->config->sysfs_root);
+        m->dev_root = strdup(o->config->dev_root);
+        m->run_root = strdup(o->config->run_root);
         if (!m->sysfs_root || !m->dev_root || !m->run_root) {
                 r = log_oom();
                 goto fail;
@@ -341,7 +342,7 @@ int manager_new(const struct manager_options *o, struct manager **ret)
                 .model = m->model,
                 .devfd = m->devfd,
                 .runfd = m->runfd,
-                .event_timeout_usec = o->event_timeout_usec,
+                .event_timeout_usec = o->config->event_timeout_usec,
         };
         *ret = m;
         return 0;
