@@ -64,11 +64,17 @@ def session_metrics(r):
             m[f'scale{n}_ms'] = s['ms']
             m[f'scale{n}_maxrss_kib'] = s['maxrss_kib']
             m[f'scale{n}_us_per_device'] = s['ms'] * 1000 / s['devices']
+            m[f'scale{n}_cpu_s'] = s['cpu_s']
     sc = {int(n): s for n, s in (r.get('scale') or {}).items() if s.get('exit') == 0}
     if len(sc) >= 2:
-        lo, hi = sc[min(sc)], sc[max(sc)]
+        sizes = sorted(sc)
+        lo, hi = sc[sizes[0]], sc[sizes[-1]]
         m['scale_kib_per_device'] = (hi['maxrss_kib'] - lo['maxrss_kib']) / (hi['devices'] - lo['devices'])
-        m['scale_linearity'] = (hi['ms'] / hi['devices']) / (lo['ms'] / lo['devices'])
+        # CPU time (not wall time: the machine is shared) per device, largest tree over the
+        # next largest: the fixed start-up cost of the smallest tree would hide a slope.
+        mid = sc[sizes[-2]]
+        if mid['cpu_s'] > 0:
+            m['scale_linearity'] = (hi['cpu_s'] / hi['devices']) / (mid['cpu_s'] / mid['devices'])
     cg = r.get('callgrind') or {}
     if cg.get('ir_per_device') is not None:
         m['callgrind_ir_per_device'] = cg['ir_per_device']
@@ -110,6 +116,7 @@ def fmt(v):
 # Rows of the main table: (metric, label). Storm/drain sizes are filled in from the run.
 def table_rows(storms, drain):
     rows = [('coldplug_ms', 'coldplug ms (trigger + settle / last node)'),
+            ('coldplug_cpu_s', 'coldplug CPU s (daemon)'),
             ('coldplug_uevents', 'coldplug uevents seen')]
     for n in storms:
         rows += [(f'storm{n}_add_p50_ms', f'storm {n} add p50 ms'),
@@ -156,9 +163,10 @@ def scale_rows(scales):
     for n in scales:
         rows += [(f'scale{n}_ms', f'coldplug of {n} generated devices, ms'),
                  (f'scale{n}_us_per_device', f'  per device, us'),
+                 (f'scale{n}_cpu_s', f'  CPU s'),
                  (f'scale{n}_maxrss_kib', f'  max RSS KiB')]
     rows += [('scale_kib_per_device', 'memory per device (largest vs smallest tree), KiB'),
-             ('scale_linearity', 'time per device, largest / smallest tree'),
+             ('scale_linearity', 'CPU per device, largest / next largest tree'),
              ('callgrind_ir_per_device', 'instructions per device (callgrind, 1000 vs 100 devices)')]
     return rows
 
@@ -237,7 +245,7 @@ def check_targets(summary, storm, drain):
                     '-' if a is None else f'worst {fmt(worst)} KiB over runs',
                     'N/A' if a is None else ('PASS' if worst <= 8 else 'FAIL')))
     for dm in ('devman-empty', 'devman-stock'):
-        absolute(f'scale ({dm}): time per device at the largest tree <= 1.5x that at the smallest',
+        absolute(f'scale ({dm}): CPU per device at the largest tree <= 1.5x that at the next largest',
                  dm, 'scale_linearity', 1.5, unit='x')
         absolute(f'scale ({dm}): model memory <= 1 KiB per device', dm, 'scale_kib_per_device', 1.0,
                  unit=' KiB')
@@ -248,6 +256,41 @@ def render_targets(targets):
     lines = ['| target | measured | verdict |', '|---|---|---|']
     lines += [f'| {t} | {v} | {verdict} |' for t, v, verdict in targets]
     return '\n'.join(lines)
+
+
+def render_all(doc):
+    """The whole text report of a saved run (bench/run prints it; bench/compare FILE reprints it)."""
+    args, meta = doc['args'], doc['meta']
+    summary = report_summary(doc)
+    drain = args['drain'] if 'drain' in args['workloads'] else None
+    rows = table_rows(args['storms'], drain)
+    out = [f'\n# devman bench — {meta["commit"]}, {meta["date"]}, kernel {meta["kernel"]}, '
+           f'{args["runs"]} run(s), {meta.get("seconds", "?")} s\n',
+           'Medians over runs (min–max).\n', render_table(summary, args['peers'], rows)]
+    extra = scale_table(summary, args['scales'])
+    if extra:
+        out.append('\n' + extra)
+    sizes = doc.get('sizes')
+    if sizes:
+        out.append('\n| program | files | size KiB | stripped KiB |\n|---|---|---|---|')
+        for name, s in sizes.items():
+            out.append(f'| {name} | {" ".join(os.path.basename(f) for f in s["files"])} | {s["bytes"] // 1024} | '
+                       f'{s["stripped_bytes"] // 1024} |')
+        dm, ud = sizes.get('devman'), sizes.get('systemd-udevd')
+        if dm and ud:
+            out.append(f'\ndevman / systemd-udevd installed size (stripped): '
+                       f'{dm["stripped_bytes"] / ud["stripped_bytes"]:.3f}x')
+    ratios = render_ratios(summary, rows + scale_rows(args['scales']))
+    if ratios:
+        out.append(ratios)
+    out.append('\nTargets (PEERS.md):\n')
+    out.append(render_targets(check_targets(summary, max(args['storms']), drain)))
+    return '\n'.join(out)
+
+
+def report_summary(doc):
+    # Recomputed from the sessions, so an old file is shown with today's figures and targets.
+    return aggregate(doc['sessions'])
 
 
 # ---------------------------------------------------------------- plots
