@@ -270,6 +270,9 @@ class Session:
         self.daemon = None
         self.result = {'peer': cfg['peer'], 'run': cfg.get('run')}
         self.loop_ranges = []
+        # Under callgrind the daemon runs some 50 times slower: wait longer for it.
+        self.valgrind = 'callgrind-live' in cfg['workloads']
+        self.timeout = 300 if self.valgrind else 20
 
     # -- setup
     def setup_mounts(self):
@@ -350,21 +353,23 @@ class Session:
 
     def start_daemon(self):
         probe = self.probe(kernel=False, dev='/dev' if self.e['dev'] == 'tmpfs' else None)
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + self.timeout
+        prefix = ['valgrind', '--tool=callgrind', '--callgrind-out-file=/run/bench/cg.out'] if self.valgrind else []
         if self.e.get('ready_fd'):
             rfd, wfd = os.pipe()
-            self.daemon = Daemon(self.x(self.e['cmd'], ready_fd=wfd), '/run/bench/daemon.log', self.null,
+            self.daemon = Daemon(prefix + self.x(self.e['cmd'], ready_fd=wfd), '/run/bench/daemon.log', self.null,
                                  self.helper_pids, pass_fds=(wfd,))
             os.close(wfd)
             try:
                 # The daemon writes a newline when ready; EOF (it died) also ends the wait.
-                ready, _, _ = select.select([rfd], [], [], 20)
+                ready, _, _ = select.select([rfd], [], [], self.timeout)
                 if not ready or not os.read(rfd, 1):
-                    raise RuntimeError('daemon not ready within 20 s or exited: ' + self.daemon_log())
+                    raise RuntimeError(f'daemon not ready within {self.timeout} s or exited: ' + self.daemon_log())
             finally:
                 os.close(rfd)
         else:
-            self.daemon = Daemon(self.x(self.e['cmd']), '/run/bench/daemon.log', self.null, self.helper_pids)
+            self.daemon = Daemon(prefix + self.x(self.e['cmd']), '/run/bench/daemon.log', self.null,
+                                 self.helper_pids)
         while not self.uevent_socket_bound():
             if not self.daemon.alive() or time.monotonic() > deadline:
                 raise RuntimeError('daemon did not bind a uevent socket: ' + self.daemon_log())
@@ -433,7 +438,7 @@ class Session:
         if self.e.get('settle'):
             run(self.x(self.e['settle']), stdin=self.null)
         if tmpfs:
-            missing = self.wait_paths([('/dev/' + n, r) for n, r in expected], present=True, timeout=20)
+            missing = self.wait_paths([('/dev/' + n, r) for n, r in expected], present=True, timeout=self.timeout)
         t_end = mono_ns()
         cpu1 = self.daemon.cpu_s()
         recs = probe.finish()
@@ -627,9 +632,58 @@ class Session:
             out['ir_per_device'] = (hi['ir'] - lo['ir']) / (hi['devices'] - lo['devices'])
         self.result['callgrind'] = out
 
+    def callgrind_window(self, what):
+        """Instructions the daemon executed while what() ran (callgrind counters zeroed before,
+        dumped after)."""
+        pid = str(self.daemon.pid)
+        run(['callgrind_control', '-z', pid], stdin=self.null, stdout=self.null, stderr=self.null)
+        what()
+        before = set(os.listdir('/run/bench'))
+        run(['callgrind_control', '-d', pid], stdin=self.null, stdout=self.null, stderr=self.null)
+        dumps = sorted(set(os.listdir('/run/bench')) - before)
+        if not dumps:
+            raise RuntimeError('callgrind wrote no dump')
+        with open(os.path.join('/run/bench', dumps[-1])) as f:
+            for line in f:
+                if line.startswith('totals:') or line.startswith('summary:'):
+                    return int(line.split()[1])
+        raise RuntimeError('no totals in the callgrind dump')
+
+    def callgrind_live(self):
+        """The daemon itself under callgrind: instructions per uevent of a live coldplug and of
+        a storm of loop-device adds (2 uevents each), rules as in the entry."""
+        self.start_daemon()
+        res = {}
+        ir = self.callgrind_window(self.coldplug)
+        c = self.result.pop('coldplug')
+        if c.get('uevents_seen'):
+            res['coldplug_ir'] = ir
+            res['coldplug_events'] = c['uevents_seen']
+            res['coldplug_ir_per_event'] = ir / c['uevents_seen']
+        n = self.cfg['callgrind_storm']
+        base = self.cfg['loop_base']
+
+        def add():
+            self.loop_ranges.append((base, n))
+            self.loopstorm('add', base, n)
+            left = self.wait_paths(self.done_paths(base, n), True, self.timeout)
+            if left:
+                raise RuntimeError(f'{len(left)} devices not processed under callgrind')
+        ir = self.callgrind_window(add)
+        res['storm_ir'] = ir
+        res['storm_events'] = 2 * n
+        res['storm_ir_per_event'] = ir / (2 * n)
+        self.loopstorm('remove', base, n)
+        self.loop_ranges.remove((base, n))
+        self.wait_paths(self.done_paths(base, n), False, self.timeout)
+        self.result['callgrind_live'] = res
+
     def run_workloads(self):
         self.setup_mounts()
         w = self.cfg['workloads']
+        if 'callgrind-live' in w:
+            self.callgrind_live()
+            return
         if 'scale' in w or 'callgrind' in w:
             if 'scale' in w:
                 self.scale()

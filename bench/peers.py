@@ -22,6 +22,8 @@ Keys:
   done        how a storm is known to be processed: 'node' (the node exists / is gone) or
               'udevdb' (/run/udev/data/b7:N exists / is gone)
   once        command for the generated-sysfs coldplug (workload 3); None = not measured
+  callgrind   True when the daemon is one process, so `valgrind --tool=callgrind` of it counts
+              every instruction spent on an event (workload callgrind-live)
   startup_scan True when the daemon fills /dev when it starts: /dev is emptied before coldplug
   requires    files that must exist for the entry to run (else it is reported as absent)
   devman      True for devman's own entries (ratios and targets are computed for these)
@@ -32,6 +34,7 @@ UDEVD = '/lib/systemd/systemd-udevd'
 DAEMONS = {
     'floor': {
         'label': 'floor (netlink->mknod)',
+        'callgrind': True,
         'rules': 'none',
         'dev': 'tmpfs',
         'cmd': ['{build}/bench/floor', '--dev', '{dev}'],
@@ -44,6 +47,7 @@ DAEMONS = {
     },
     'mdev': {
         'label': 'busybox mdev -d',
+        'callgrind': True,
         'rules': 'empty',
         'dev': 'tmpfs',
         'cmd': ['busybox', 'mdev', '-d', '-f'],
@@ -83,6 +87,7 @@ DAEMONS = {
     # --ready-fd tells the bench when it listens and has loaded them.
     'devman-empty': {
         'label': 'devman, empty rules',
+        'callgrind': True,
         'rules': 'empty',
         'dev': 'tmpfs',
         'cmd': ['{build}/daemon/devmand', '--rules-dir', '{rules}', '--ready-fd', '{ready_fd}',
@@ -99,6 +104,7 @@ DAEMONS = {
     },
     'devman-stock': {
         'label': 'devman, Debian stock rules',
+        'callgrind': True,
         'rules': 'stock',
         'dev': 'tmpfs',
         'cmd': ['{build}/daemon/devmand', '--rules-dir', '{rules}', '--ready-fd', '{ready_fd}',

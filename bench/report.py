@@ -75,6 +75,10 @@ def session_metrics(r):
         mid = sc[sizes[-2]]
         if mid['cpu_s'] > 0:
             m['scale_linearity'] = (hi['cpu_s'] / hi['devices']) / (mid['cpu_s'] / mid['devices'])
+    cl = r.get('callgrind_live') or {}
+    for k in ('coldplug_ir_per_event', 'storm_ir_per_event'):
+        if cl.get(k) is not None:
+            m[f'callgrind_live_{k}'] = cl[k]
     cg = r.get('callgrind') or {}
     if cg.get('ir_per_device') is not None:
         m['callgrind_ir_per_device'] = cg['ir_per_device']
@@ -155,7 +159,7 @@ def render_table(summary, peers, rows):
                 cells.append(f'{fmt(s["median"])} ({fmt(s["min"])}–{fmt(s["max"])})')
         if any(c != '-' for c in cells):
             lines.append(f'| {label} | ' + ' | '.join(cells) + ' |')
-    return '\n'.join(lines)
+    return '\n'.join(lines) if len(lines) > 2 else ''
 
 
 def scale_rows(scales):
@@ -172,10 +176,21 @@ def scale_rows(scales):
 
 
 def scale_table(summary, scales):
-    peers = [p for p in summary if any(k.startswith('scale') or k.startswith('callgrind') for k in summary[p])]
+    peers = [p for p in summary if any(k.startswith('scale') or k.startswith('callgrind_ir') for k in summary[p])]
     if not peers:
         return ''
     return 'Generated sysfs (--once):\n\n' + render_table(summary, peers, scale_rows(scales))
+
+
+CALLGRIND_ROWS = [('callgrind_live_coldplug_ir_per_event', 'instructions per uevent, live coldplug'),
+                  ('callgrind_live_storm_ir_per_event', 'instructions per uevent, loop-device adds')]
+
+
+def callgrind_table(summary):
+    peers = [p for p in summary if any(k.startswith('callgrind_live') for k in summary[p])]
+    if not peers:
+        return ''
+    return ('The daemon under callgrind (one run):\n\n' + render_table(summary, peers, CALLGRIND_ROWS))
 
 
 def render_ratios(summary, rows):
@@ -266,10 +281,10 @@ def render_all(doc):
     rows = table_rows(args['storms'], drain)
     out = [f'\n# devman bench — {meta["commit"]}, {meta["date"]}, kernel {meta["kernel"]}, '
            f'{args["runs"]} run(s), {meta.get("seconds", "?")} s\n',
-           'Medians over runs (min–max).\n', render_table(summary, args['peers'], rows)]
-    extra = scale_table(summary, args['scales'])
-    if extra:
-        out.append('\n' + extra)
+           'Medians over runs (min–max).\n', render_table(summary, args['peers'], rows) or '(no live figures)']
+    for extra in (scale_table(summary, args['scales']), callgrind_table(summary)):
+        if extra:
+            out.append('\n' + extra)
     sizes = doc.get('sizes')
     if sizes:
         out.append('\n| program | files | size KiB | stripped KiB |\n|---|---|---|---|')
@@ -280,7 +295,7 @@ def render_all(doc):
         if dm and ud:
             out.append(f'\ndevman / systemd-udevd installed size (stripped): '
                        f'{dm["stripped_bytes"] / ud["stripped_bytes"]:.3f}x')
-    ratios = render_ratios(summary, rows + scale_rows(args['scales']))
+    ratios = render_ratios(summary, rows + scale_rows(args['scales']) + CALLGRIND_ROWS)
     if ratios:
         out.append(ratios)
     out.append('\nTargets (PEERS.md):\n')
