@@ -41,14 +41,14 @@ static bool interrupted(void)
 }
 
 /* Removes one device, waiting out a short busy spell (a daemon may be probing it). */
-static int remove_one(int ctl, long idx, bool patient)
+static int remove_one(int ctl, long idx)
 {
         for (int tries = 0;; tries++) {
                 if (ioctl(ctl, LOOP_CTL_REMOVE, idx) >= 0)
                         return 0;
                 if (errno == ENODEV || errno == ENXIO)
                         return -ENODEV;
-                if (errno != EBUSY || !patient || tries >= 5000)
+                if (errno != EBUSY || tries >= 5000)
                         return -errno;
                 nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
         }
@@ -67,7 +67,7 @@ static void *remover_run(void *arg)
         struct remover *w = arg;
 
         for (long i = w->first; i < w->end; i += w->step) {
-                int r = remove_one(w->ctl, i, true);
+                int r = remove_one(w->ctl, i);
                 if (r == -ENODEV && w->tolerate_missing)
                         continue;
                 if (r < 0) {
