@@ -379,6 +379,30 @@ int ctrl_server_new(sd_event *event, const char *path, const struct ctrl_ops *op
         return 0;
 }
 
+int ctrl_server_new_from_fd(sd_event *event, int fd, const struct ctrl_ops *ops, void *userdata,
+                            struct ctrl_server **ret)
+{
+        _cleanup_(ctrl_server_freep) struct ctrl_server *s = calloc(1, sizeof(*s));
+        int one = 1, r;
+
+        if (!s)
+                return -ENOMEM;
+        s->ops = ops;
+        s->userdata = userdata;
+        s->event = sd_event_ref(event);
+        s->fd = fd; /* ours from now on; the socket file stays the service manager's */
+        if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0)
+                return -errno;
+        int flags = fcntl(fd, F_GETFL);
+        if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0)
+                return -errno;
+        r = sd_event_add_io(event, &s->source, s->fd, EPOLLIN, on_accept, s);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(s);
+        return 0;
+}
+
 struct ctrl_server *ctrl_server_free(struct ctrl_server *s)
 {
         if (!s)

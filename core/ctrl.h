@@ -92,6 +92,10 @@ struct ctrl_server;
  * with mode 0600 and removed by ctrl_server_free(). 0 or -errno. */
 int ctrl_server_new(sd_event *event, const char *path, const struct ctrl_ops *ops, void *userdata,
                     struct ctrl_server **ret);
+/* The same on a listening socket passed by the service manager (socket activation): the
+ * server takes fd and leaves the socket file alone when freed. */
+int ctrl_server_new_from_fd(sd_event *event, int fd, const struct ctrl_ops *ops, void *userdata,
+                            struct ctrl_server **ret);
 struct ctrl_server *ctrl_server_free(struct ctrl_server *s); /* returns NULL */
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct ctrl_server, ctrl_server_free)
 
