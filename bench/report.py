@@ -358,19 +358,23 @@ plot {', '.join(plots)}
                 for n in sorted(by_n):
                     ms = statistics.median(s['ms'] for s in by_n[n])
                     rss = statistics.median(s['maxrss_kib'] for s in by_n[n])
-                    f.write(f'{n} {ms * 1000 / n} {rss / n} {ms} {rss}\n')
-            t_plots.append(f"'{path}' using 1:2 with linespoints lw 2 title '{DAEMONS[peer]['label']}'")
-            m_plots.append(f"'{path}' using 1:3 with linespoints lw 2 title '{DAEMONS[peer]['label']}'")
+                    cpu = statistics.median(s['cpu_s'] for s in by_n[n])
+                    f.write(f'{n} {ms} {cpu} {rss}\n')
+            label = DAEMONS[peer]['label']
+            t_plots.append(f"'{path}' using 1:2 with linespoints lw 2 title '{label}, wall'")
+            t_plots.append(f"'{path}' using 1:($3*1000) with linespoints dt 2 lw 2 title '{label}, CPU'")
+            m_plots.append(f"'{path}' using 1:($4/1024) with linespoints lw 2 title '{label}'")
         png = os.path.join(outdir, stem + '-scaling.png')
         script = f"""set terminal pngcairo size 1000,900
 set output '{png}'
-set multiplot layout 2,1 title 'Coldplug of a generated sysfs tree (--once)'
-set logscale x
+set multiplot layout 2,1 title 'Coldplug of a generated sysfs tree (--once); log-log: linear scaling is a slope of 1'
+set logscale xy
 set grid
+set key top left
 set xlabel 'devices'
-set ylabel 'time per device, us'
+set ylabel 'ms'
 plot {', '.join(t_plots)}
-set ylabel 'max RSS per device, KiB'
+set ylabel 'max RSS, MiB'
 plot {', '.join(m_plots)}
 unset multiplot
 """
