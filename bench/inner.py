@@ -480,7 +480,14 @@ class Session:
     def done_paths(self, base, count):
         if self.e['done'] == 'node':
             return [(f'/dev/loop{i}', None) for i in range(base, base + count)]
-        return [(f'/run/udev/data/b7:{i}', None) for i in range(base, base + count)]
+        # The database entry is named by devt: loop's minor is the index shifted by part_shift.
+        try:
+            with open('/sys/module/loop/parameters/max_part') as f:
+                max_part = int(f.read())
+        except (OSError, ValueError):
+            max_part = 0
+        shift = max_part.bit_length() if max_part > 0 else 0
+        return [(f'/run/udev/data/b7:{i << shift}', None) for i in range(base, base + count)]
 
     def loopstorm(self, verb, base, count):
         p = subprocess.run([f'{self.build}/bench/loopstorm', '--control', '/run/bench/loop-control',
