@@ -902,8 +902,7 @@ static int apply_token(struct rules_exec *x, const struct rule_line *l, const st
                 char a[65];
                 return token_match(t, streq(t->attr, "arch") ? const_arch(a, sizeof(a)) : const_virt(x));
         }
-        case TK_M_TAG:
-                return token_match_list(t, u->current_tags);
+        case TK_M_TAG: /* all tags, like udev: a TAG-= does not hide a tag from TAG== */
         case TK_M_PARENTS_TAG:
                 return token_match_list(t, dev->udev ? dev->udev->tags : NULL);
         case TK_M_SUBSYSTEM:

@@ -129,8 +129,8 @@ static const struct rcase rcases[] = {
         {"mode-needs-node", FIX_ETH, "add", "MODE=\"0600\", GROUP=\"root\"\n", {"M:-", "G:-"}},
         {"tags", FIX_SDA, "add",
          "TAG+=\"systemd\"\nTAG+=\"uaccess\"\nTAG-=\"uaccess\"\nTAG==\"systemd\", ENV{TG}=\"1\"\n"
-         "TAG==\"uaccess\", ENV{TU}=\"1\"\nTAG+=\"bad tag\"\n",
-         {"T:systemd", "TA:systemd uaccess", "E:TG=1", "E:TU"}},
+         "TAG==\"uaccess\", ENV{TU}=\"1\"\nTAG+=\"bad tag\"\nTAG==\"nosuch\", ENV{TN}=\"1\"\n",
+         {"T:systemd", "TA:systemd uaccess", "E:TG=1", "E:TU=1", "E:TN"}}, /* TAG== sees all tags */
         {"tag-assign", FIX_SDA, "add", "TAG+=\"a\"\nTAG=\"b\"\n", {"T:b", "TA:b"}},
         {"run", FIX_SDA, "add",
          "RUN+=\"/bin/true %k\"\nRUN{builtin}+=\"kmod load\"\nRUN{program}+=\"helper $devpath\"\n",
