@@ -315,9 +315,23 @@ int rules_command_argv(const char *cmdline, const char *program_dir, char ***ret
         if (!argv[0])
                 return -EINVAL;
         if (argv[0][0] != '/') {
-                char *abs = path_join(program_dir ? program_dir : UDEVLIBDIR, argv[0]);
-                if (!abs)
-                        return -ENOMEM;
+                /* udev's helpers (scsi_id, ata_id, …) live in udev's directory, which need not
+                 * be ours: look in ours first, then in the usual places */
+                const char *const dirs[] = {program_dir ? program_dir : UDEVLIBDIR, "/usr/lib/udev", "/lib/udev"};
+                char *abs = NULL;
+                for (size_t i = 0; i < (program_dir ? 1 : ELEMENTSOF(dirs)); i++) {
+                        free(abs);
+                        if (!(abs = path_join(dirs[i], argv[0])))
+                                return -ENOMEM;
+                        if (access(abs, X_OK) == 0)
+                                break;
+                }
+                /* none found: keep the first, the child's exec failure says why */
+                if (program_dir == NULL && access(abs, X_OK) < 0) {
+                        free(abs);
+                        if (!(abs = path_join(dirs[0], argv[0])))
+                                return -ENOMEM;
+                }
                 free(argv[0]);
                 argv[0] = abs;
         }
@@ -1191,8 +1205,6 @@ int rules_exec_new(const struct rules *rules, struct device *dev, enum uevent_ac
                 x->o.sysctl_root = "/proc/sys";
         if (!x->o.cmdline_file)
                 x->o.cmdline_file = "/proc/cmdline";
-        if (!x->o.program_dir)
-                x->o.program_dir = UDEVLIBDIR;
         x->dev_parent = dev;
         x->log_level = -1;
 

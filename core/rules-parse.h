@@ -7,10 +7,10 @@
  * logged as "file:line: what is wrong", counted in rules->n_errors, the line is dropped and
  * parsing goes on. Deprecated-but-accepted forms are logged as warnings and not counted.
  *
- * Tokens of a line are stored sorted by kind (cheap device matches first, then parent
- * matches, then tests, programs and imports, then assignments), which is also the order
- * udev evaluates them in; so the first tokens of a line (ACTION, DEVPATH, KERNEL, …) act as
- * its pre-filter.
+ * Tokens of a line are stored sorted by kind: device matches first (ACTION, SUBSYSTEM,
+ * KERNEL, …: they have no side effects, so their order among themselves is free and the
+ * cheapest come first, acting as the line's pre-filter), then parent matches, then tests,
+ * programs and imports, then assignments, which is the order udev evaluates them in.
  *
  * Ownership: struct rules owns all files, lines, tokens and strings. Lines point at their
  * file's name. The parsed rules are immutable after rules_finish(); evaluation (rules-exec.h)
@@ -38,17 +38,18 @@ const char *rule_op_to_string(enum rule_op op);
 
 /* Token kinds, in evaluation order (see above). */
 enum rule_token_type {
-        /* matches on the event device */
+        /* matches on the event device: free of side effects, so ordered cheapest and most
+         * selective first; these leading tokens are each line's pre-filter */
         TK_M_ACTION,
-        TK_M_DEVPATH,
+        TK_M_SUBSYSTEM,
         TK_M_KERNEL,
-        TK_M_DEVLINK,
+        TK_M_DEVPATH,
+        TK_M_DRIVER,
         TK_M_NAME,
         TK_M_ENV,
-        TK_M_CONST,
         TK_M_TAG,
-        TK_M_SUBSYSTEM,
-        TK_M_DRIVER,
+        TK_M_DEVLINK,
+        TK_M_CONST,
         TK_M_ATTR,
         TK_M_SYSCTL,
         /* matches on the device or one ancestor; all of one line must match the same one */

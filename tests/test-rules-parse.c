@@ -203,18 +203,18 @@ static void test_values_and_patterns(void)
         if (rules->n_lines != 6)
                 goto out;
 
-        /* sorted: KERNEL, SUBSYSTEM, ATTRS, PROGRAM, RESULT, ENV= */
+        /* sorted: SUBSYSTEM, KERNEL, ATTRS, PROGRAM, RESULT, ENV= */
         const struct rule_line *l = &rules->lines[0];
-        static const int order[] = {TK_M_KERNEL, TK_M_SUBSYSTEM, TK_M_PARENTS_ATTR, TK_M_PROGRAM, TK_M_RESULT, TK_A_ENV};
+        static const int order[] = {TK_M_SUBSYSTEM, TK_M_KERNEL, TK_M_PARENTS_ATTR, TK_M_PROGRAM, TK_M_RESULT, TK_A_ENV};
         CHECK_INT(l->n_tokens, ELEMENTSOF(order));
         for (unsigned i = 0; i < l->n_tokens && i < ELEMENTSOF(order); i++)
                 CHECK_INT(l->tokens[i].type, order[i]);
-        CHECK_INT(l->tokens[0].n_alts, 2);
-        CHECK_STR(l->tokens[0].alts[0].s, "sd*");
-        CHECK(l->tokens[0].alts[0].glob);
-        CHECK_STR(l->tokens[0].alts[1].s, "hd?");
-        CHECK(l->tokens[0].match_empty);
-        CHECK(!l->tokens[1].alts[0].glob);
+        CHECK_INT(l->tokens[1].n_alts, 2);
+        CHECK_STR(l->tokens[1].alts[0].s, "sd*");
+        CHECK(l->tokens[1].alts[0].glob);
+        CHECK_STR(l->tokens[1].alts[1].s, "hd?");
+        CHECK(l->tokens[1].match_empty);
+        CHECK(!l->tokens[0].alts[0].glob);
         CHECK(l->flags & LINE_UPDATE_SOMETHING);
 
         l = &rules->lines[1];
@@ -222,11 +222,11 @@ static void test_values_and_patterns(void)
         CHECK_STR(l->tokens[1].value, "tab\thereAA\xc3\xa9\\");
 
         l = &rules->lines[2];
-        CHECK_INT(l->tokens[0].match_type, MATCH_EMPTY);
-        CHECK_INT(l->tokens[0].op, RULE_OP_NOMATCH);
+        CHECK_INT(l->tokens[0].match_type, MATCH_SUBSYSTEM);
         CHECK_INT(l->tokens[1].match_type, MATCH_EMPTY);
-        CHECK_INT(l->tokens[1].op, RULE_OP_MATCH);
-        CHECK_INT(l->tokens[2].match_type, MATCH_SUBSYSTEM);
+        CHECK_INT(l->tokens[1].op, RULE_OP_NOMATCH);
+        CHECK_INT(l->tokens[2].match_type, MATCH_EMPTY);
+        CHECK_INT(l->tokens[2].op, RULE_OP_MATCH);
 
         l = &rules->lines[3];
         CHECK(!l->tokens[0].strip_ws);
