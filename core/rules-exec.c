@@ -1205,7 +1205,7 @@ int rules_exec_new(const struct rules *rules, struct device *dev, enum uevent_ac
                 x->o.sysctl_root = "/proc/sys";
         if (!x->o.cmdline_file)
                 x->o.cmdline_file = "/proc/cmdline";
-        x->dev_parent = dev;
+        x->dev_parent = NULL; /* like udev: %b and %d are empty until a parent match ran */
         x->log_level = -1;
 
         x->line_mask = LINE_HAS_GOTO | LINE_UPDATE_SOMETHING;
