@@ -42,7 +42,7 @@ run_udev() {
             [ -d "$d" ] && mount -t tmpfs none "$d"
         done
         cp "$tmp/rules/50-oracle.rules" /etc/udev/rules.d/
-        udevadm test --action=add "$dev" 2>/dev/null
+        udevadm test --action=add "$dev" 2>&1
     ' sh "$tmp" "$1"
 }
 
@@ -58,13 +58,21 @@ for dev in /sys/class/block/vda /sys/class/block/sda /sys/class/block/loop0 /sys
     # RUN lists: udevadm test prints "run: 'cmd'", devman "RUN{program|builtin} cmd"
     sed -n "s/^run: '\(.*\)'\$/\1/p" "$tmp/udev.raw" >"$tmp/udev.run"
     sed -n 's/^RUN{[a-z]*} //p' "$tmp/devman.raw" >"$tmp/devman.run"
+    # node ownership and mode: udevadm logs each applied assignment ("rules:N MODE 0660"), the
+    # last one counts; devman prints the result
+    sed -n 's/.*rules:[0-9]* \(OWNER\|GROUP\|MODE\) \([0-9][0-9]*\).*/\1 \2/p' "$tmp/udev.raw" |
+        awk '{ v[$1] = $2 } END { for (k in v) printf "%s %d\n", k, (k == "MODE" ? v[k] : v[k]) }' | sort >"$tmp/udev.perm"
+    sed -n 's/^\(OWNER\|GROUP\|MODE\)=\([0-9]*\)$/\1 \2/p' "$tmp/devman.raw" | awk '{ printf "%s %d\n", $1, $2 }' |
+        sort >"$tmp/devman.perm"
     checked=$((checked + 1))
     if ! diff -u "$tmp/udev.props" "$tmp/devman.props" >"$tmp/diff"; then
         echo "properties differ for $dev (- udev, + devman):"; cat "$tmp/diff"; failed=$((failed + 1))
+    elif ! diff -u "$tmp/udev.perm" "$tmp/devman.perm" >"$tmp/diff"; then
+        echo "OWNER/GROUP/MODE differ for $dev (- udev, + devman):"; cat "$tmp/diff"; failed=$((failed + 1))
     elif ! diff -u "$tmp/udev.run" "$tmp/devman.run" >"$tmp/diff"; then
         echo "RUN lists differ for $dev (- udev, + devman):"; cat "$tmp/diff"; failed=$((failed + 1))
     else
-        echo "ok $dev ($(wc -l <"$tmp/udev.props") properties, $(wc -l <"$tmp/udev.run") RUN entries)"
+        echo "ok $dev ($(wc -l <"$tmp/udev.props") properties, $(tr '\n' ' ' <"$tmp/udev.perm")$(wc -l <"$tmp/udev.run") RUN entries)"
     fi
 done
 [ "$checked" -gt 0 ] || { echo "no device to compare"; exit 77; }
