@@ -1,20 +1,23 @@
 #!/bin/sh
 # Compares devman's rules evaluation with systemd-udevd's (`udevadm test`, the reference
 # oracle) on the host's devices, with the same rules file. udevadm test writes links and a
-# database, so it runs in a private mount namespace with tmpfs over /dev, /run and the rules
-# directories: nothing of the host is touched. Needs root and udevadm; exits 77 otherwise.
-#   test-rules-oracle.sh DEVMANADM-RULES RULES-FILE
+# database, and may rename network interfaces or write attributes, so it runs in private mount
+# and network namespaces with tmpfs over /dev, /run and the rules directories (rules given to
+# this script must not write attributes: nothing of the host may be touched). Needs root and
+# udevadm; exits 77 otherwise.
+#   test-rules-oracle.sh DEVMANADM-RULES RULES-FILE|RULES-DIR [DEVICE...]
 set -eu
 
 adm=$1
 rules=$2
+shift 2
 [ "$(id -u)" = 0 ] || { echo "not root, skipping"; exit 77; }
 command -v udevadm >/dev/null && command -v unshare >/dev/null || { echo "no udevadm/unshare"; exit 77; }
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/devman-oracle.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/rules"
-cp "$rules" "$tmp/rules/50-oracle.rules"
+if [ -d "$rules" ]; then cp "$rules"/*.rules "$tmp/rules/"; else cp "$rules" "$tmp/rules/50-oracle.rules"; fi
 
 # The property dump of udevadm test (KEY=VALUE lines), normalised: no timestamps, sorted, the
 # link and tag lists sorted within their values.
@@ -30,7 +33,7 @@ normalise() {
 }
 
 run_udev() {
-    unshare -m --propagation private sh -ec '
+    unshare -m -n --propagation private sh -ec '
         tmp=$1; dev=$2
         mkdir -p "$tmp/dev"
         mount -t tmpfs none "$tmp/dev"
@@ -41,14 +44,16 @@ run_udev() {
         for d in /etc/udev/rules.d /usr/lib/udev/rules.d /lib/udev/rules.d /usr/local/lib/udev/rules.d; do
             [ -d "$d" ] && mount -t tmpfs none "$d"
         done
-        cp "$tmp/rules/50-oracle.rules" /etc/udev/rules.d/
+        cp "$tmp"/rules/*.rules /etc/udev/rules.d/
         udevadm test --action=add "$dev" 2>&1
     ' sh "$tmp" "$1"
 }
 
 checked=0 failed=0
-for dev in /sys/class/block/vda /sys/class/block/sda /sys/class/block/loop0 /sys/class/mem/null \
-           /sys/class/net/eth0 /sys/class/net/lo /sys/class/tty/tty0 /sys/class/tty/ttyS0 /sys/class/misc/loop-control; do
+netifs_before=$(ls /sys/class/net)
+[ $# -gt 0 ] || set -- /sys/class/block/vda /sys/class/block/sda /sys/class/block/loop0 /sys/class/mem/null \
+    /sys/class/net/eth0 /sys/class/net/lo /sys/class/tty/tty0 /sys/class/tty/ttyS0 /sys/class/misc/loop-control
+for dev in "$@"; do
     [ -e "$dev" ] || continue
     run_udev "$dev" >"$tmp/udev.raw" || { echo "udevadm test failed for $dev"; failed=$((failed + 1)); continue; }
     "$adm" test --action=add --rules-dir "$tmp/rules" "$dev" >"$tmp/devman.raw" 2>"$tmp/devman.err" || {
@@ -75,6 +80,10 @@ for dev in /sys/class/block/vda /sys/class/block/sda /sys/class/block/loop0 /sys
         echo "ok $dev ($(wc -l <"$tmp/udev.props") properties, $(tr '\n' ' ' <"$tmp/udev.perm")$(wc -l <"$tmp/udev.run") RUN entries)"
     fi
 done
+if [ "$(ls /sys/class/net)" != "$netifs_before" ]; then
+    echo "the host's network interfaces changed during the comparison: $netifs_before -> $(ls /sys/class/net)"
+    exit 1
+fi
 [ "$checked" -gt 0 ] || { echo "no device to compare"; exit 77; }
 echo "$checked devices compared, $failed differ"
 [ "$failed" -eq 0 ]
