@@ -332,10 +332,8 @@ static int find_parent_devpath(const struct model *m, const char *devpath, char 
         *ret = NULL;
 
         bool legacy_class = startswith(devpath, "/class/") != NULL;
-        bool legacy_block_disk = false;
-        const char *b = startswith(devpath, "/block/");
-        if (b && !strchr(b, '/'))
-                legacy_block_disk = true;
+        /* "/block/<disk>" (a partition is "/block/<disk>/<part>") */
+        bool legacy_block_disk = strncmp(devpath, "/block/", 7) == 0 && strchr(devpath + 7, '/') == NULL;
 
         if (legacy_class || legacy_block_disk) {
                 /* legacy layout: the physical parent is the target of the `device` link */
@@ -980,6 +978,9 @@ static int overlay_event(struct model *m, struct device *d, const struct uevent 
         }
         if ((r = device_fields_from_props(m, d)) < 0)
                 return r;
+        /* records made from an event alone are indexed later (or never, for a remove) */
+        if (d->model != m)
+                return 0;
         return reindex(m, d, old_subsystem, old_type, old_devnum);
 }
 

@@ -23,8 +23,8 @@ int node_devnum_link_name(char type, dev_t devnum, char **ret)
 
 /* Sets owner and mode of dirfd/leaf, which must be the node described by want (type and
  * rdev), through an O_PATH fd so that what is changed is what was checked. */
-static int node_fix_perms(int dirfd, const char *leaf, mode_t want_type, dev_t devnum, mode_t mode, uid_t uid,
-                          gid_t gid)
+static int node_fix_perms(int dirfd, const char *leaf, mode_t want_type, dev_t devnum, mode_t mode,
+                          uid_t uid, gid_t gid)
 {
         _cleanup_close_ int fd = openat(dirfd, leaf, O_PATH | O_NOFOLLOW | O_CLOEXEC);
         struct stat st;
@@ -54,7 +54,8 @@ static int node_fix_perms(int dirfd, const char *leaf, mode_t want_type, dev_t d
         return 0;
 }
 
-static int node_make(int dirfd, const char *leaf, mode_t ifmt, dev_t devnum, mode_t mode, uid_t uid, gid_t gid)
+static int node_make(int dirfd, const char *leaf, mode_t ifmt, dev_t devnum, mode_t mode, uid_t uid,
+                     gid_t gid)
 {
         char tmp[DEVDIR_TMP_SIZE];
         int r;

@@ -260,6 +260,19 @@ static void test_events(void)
         device_unref(d);
         uevent_free(ev);
 
+        /* remove of a device the model never knew: a record from the event, in no index */
+        static const char rmu[] = "remove@/devices/virtual/misc/unknown\0ACTION=remove\0"
+                                  "DEVPATH=/devices/virtual/misc/unknown\0SUBSYSTEM=misc\0MAJOR=10\0MINOR=98\0"
+                                  "DEVNAME=unknown\0SEQNUM=15";
+        CHECK_INT(uevent_parse(rmu, sizeof(rmu), &ev, &why), 0);
+        CHECK_INT(model_apply_uevent(m, ev, &d), 0);
+        CHECK(d && d->model == NULL && streq_ptr(d->devname, "unknown"));
+        device_unref(d);
+        uevent_free(ev);
+        for (struct device *x = model_first_of_subsystem(m, "misc"); x; x = x->subsys_next)
+                CHECK(!streq(x->devpath, "/devices/virtual/misc/unknown"));
+        CHECK(model_get_by_devnum(m, 'c', makedev(10, 98)) == NULL);
+
         /* MAJOR/MINOR that disagree with sysfs: sysfs wins */
         static const char chg[] = "change@/devices/virtual/mem/null\0ACTION=change\0DEVPATH=/devices/virtual/mem/null\0"
                                   "SUBSYSTEM=mem\0MAJOR=1\0MINOR=99\0DEVNAME=null\0SEQNUM=12";
