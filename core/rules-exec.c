@@ -1099,9 +1099,45 @@ static int apply_parents(struct rules_exec *x, const struct rule_line *l)
         return 0;
 }
 
+static void trace_token(struct rules_exec *x, const struct rule_line *l, const struct rule_token *t, int r)
+{
+        const char *name = rule_token_type_to_string(t->type);
+        const char *verdict = r == -EAGAIN ? "waits for its program" : r > 0 ? (t->type > _TK_M_LAST ? "applied" : "holds")
+                              : r == 0 ? "does not hold" : strerror(-r);
+        _cleanup_free_ char *joined = NULL;
+        const char *value = t->value;
+        if (t->alts && t->match_type == MATCH_PATTERN) {
+                /* the pattern's value was split into its alternatives: show it as written */
+                size_t len = 0;
+                FILE *f = open_memstream(&joined, &len);
+                if (f) {
+                        if (t->match_empty)
+                                fputc('|', f);
+                        for (unsigned i = 0; i < t->n_alts; i++)
+                                fprintf(f, "%s%s", i ? "|" : "", t->alts[i].s);
+                        fclose(f);
+                        value = joined;
+                }
+        }
+        char num[32];
+        if (t->type == TK_A_OWNER_ID || t->type == TK_A_GROUP_ID)
+                snprintf(num, sizeof(num), "%u", t->type == TK_A_OWNER_ID ? (unsigned)t->data.uid : (unsigned)t->data.gid);
+        else if (t->type == TK_A_MODE_ID)
+                snprintf(num, sizeof(num), "%04o", (unsigned)t->data.mode);
+        else if (t->type == TK_A_OPTIONS_LINK_PRIORITY || t->type == TK_A_OPTIONS_WATCH)
+                snprintf(num, sizeof(num), "%d", t->data.num);
+        else
+                num[0] = '\0';
+        if (num[0])
+                value = num;
+        rule_log(x, LOG_DEBUG, l, "%s%s%s%s%s\"%s\": %s", name, t->attr ? "{" : "", strempty(t->attr), t->attr ? "}" : "",
+                 rule_op_to_string(t->op), strempty(value), verdict);
+}
+
 /* 1: every token held, 0: one did not, -EAGAIN: waiting for a program, -ENOMEM. */
 static int apply_line(struct rules_exec *x, const struct rule_line *l)
 {
+        bool debug = log_get_max_level() >= LOG_DEBUG;
         for (; x->tok < l->n_tokens; x->tok++) {
                 const struct rule_token *t = &l->tokens[x->tok];
                 int r;
@@ -1110,8 +1146,14 @@ static int apply_line(struct rules_exec *x, const struct rule_line *l)
                                 continue;
                         r = apply_parents(x, l);
                         x->parents_done = true;
-                } else
+                        if (debug)
+                                rule_log(x, LOG_DEBUG, l, "parent matches %s%s", r > 0 ? "hold for " : "do not hold",
+                                         r > 0 && x->dev_parent ? x->dev_parent->devpath : "");
+                } else {
                         r = apply_token(x, l, t, x->dev);
+                        if (debug)
+                                trace_token(x, l, t, r);
+                }
                 if (r <= 0)
                         return r;
         }
