@@ -116,8 +116,27 @@ static bool token_match_list(const struct rule_token *t, char *const *l)
         return any == (t->op == RULE_OP_MATCH);
 }
 
+/* Properties that describe the record itself: rules cannot set them (the parser refuses
+ * ENV{DEVNAME}=…), and imports (program output, files, parents) must not either, or a
+ * program could redirect the node or the device path. */
+static bool key_is_reserved(const char *key)
+{
+        static const char *const reserved[] = {
+                "ACTION", "CURRENT_TAGS", "DEVLINKS", "DEVNAME", "DEVPATH", "DEVTYPE", "DRIVER",
+                "IFINDEX", "MAJOR", "MINOR", "SEQNUM", "SUBSYSTEM", "TAGS",
+        };
+        for (size_t i = 0; i < ELEMENTSOF(reserved); i++)
+                if (streq(key, reserved[i]))
+                        return true;
+        return false;
+}
+
 static int set_property(struct device *dev, const char *key, const char *value)
 {
+        if (key_is_reserved(key)) {
+                log_debug("%s: not importing reserved property %s", dev->devpath, key);
+                return 0;
+        }
         return props_set(&dev->props, key, value, PROP_DB);
 }
 
@@ -290,12 +309,28 @@ static int attr_value(struct rules_exec *x, const struct rule_token *t, struct d
         default:
                 break;
         }
-        r = device_get_sysattr(dev, x->o.sysfs_root, name ? name : t->attr, &v);
-        if (r < 0)
-                return r;
-        char *c = strdup(strempty(v));
-        if (!c)
-                return -ENOMEM;
+        const char *attr = name ? name : t->attr;
+        char *c;
+        if (strstr(attr, "..")) {
+                /* "../x" reaches a parent's attribute (udev warns about it at load): read it
+                 * directly, the record's cache only holds the device's own attributes */
+                if (name && !strstr(t->attr, ".."))
+                        return -EINVAL;
+                _cleanup_free_ char *syspath = device_syspath(dev, x->o.sysfs_root);
+                _cleanup_free_ char *path = syspath ? path_join(syspath, attr) : NULL;
+                if (!path)
+                        return -ENOMEM;
+                r = read_full_file(path, &c, NULL);
+                if (r < 0)
+                        return r;
+        } else {
+                r = device_get_sysattr(dev, x->o.sysfs_root, attr, &v);
+                if (r < 0)
+                        return r;
+                c = strdup(strempty(v));
+                if (!c)
+                        return -ENOMEM;
+        }
         /* like udev's device layer: the trailing newline is not part of the value */
         size_t n = strlen(c);
         while (n > 0 && c[n - 1] == '\n')
@@ -804,7 +839,9 @@ static int assign_attr(struct rules_exec *x, const struct rule_line *l, const st
         } else {
                 if ((r = subst(x, t->attr, false, &name)) < 0)
                         return r;
-                if (name[0] == '/' || strstr(name, "..")) {
+                /* the rules may name "../uevent" (udev's stock sound rules do); a substituted
+                 * value (from the device) may not lead out of the device's directory */
+                if (name[0] == '/' || (strstr(name, "..") && !strstr(t->attr, ".."))) {
                         rule_log(x, LOG_ERR, l, "refusing attribute path '%s'", name);
                         return 1;
                 }

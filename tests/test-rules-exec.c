@@ -149,7 +149,11 @@ static const struct rcase rcases[] = {
          "IMPORT{cmdline}=\"devman.flag\"\nIMPORT{cmdline}=\"devman.value\"\n"
          "IMPORT{cmdline}==\"absent\", ENV{CA}=\"1\"\nIMPORT{cmdline}!=\"absent\", ENV{CNA}=\"1\"\n",
          {"E:devman.flag=1", "E:devman.value=42", "E:CA", "E:CNA=1"}},
-        {"import-parent", FIX_SDA1, "add", "IMPORT{parent}=\"DISK*\"\n", {"E:DISKSEQ=9", "E:DEVTYPE=partition"}},
+        {"import-parent", FIX_SDA1, "add", "IMPORT{parent}=\"DISK*\"\nIMPORT{parent}=\"DEV*\"\n",
+         {"E:DISKSEQ=9", "E:DEVTYPE=partition", "E:DEVNAME=/dev/sda1", "E:DEVPATH=" FIX_SDA1}},
+        {"import-reserved", FIX_SDA, "add",
+         "IMPORT{program}=\"/usr/bin/printf 'DEVNAME=/etc/passwd\\nDEVPATH=/x\\nMAJOR=1\\nOK=1\\n'\"\n",
+         {"E:DEVNAME=/dev/sda", "E:DEVPATH=" FIX_SDA, "E:MAJOR=8", "E:OK=1"}},
         {"test", FIX_SDA, "add",
          "TEST==\"size\", ENV{T1}=\"1\"\nTEST!=\"nonexistent\", ENV{T2}=\"1\"\n"
          "TEST{0200}==\"size\", ENV{T3}=\"1\"\nTEST==\"/nonexistent/x\", ENV{T4}=\"1\"\n"
@@ -161,8 +165,11 @@ static const struct rcase rcases[] = {
          "SYSCTL{net.ipv4.conf.%k.forwarding}=\"1\"\n"
          "SYSCTL{kernel/domainname}=\"newname\"\n",
          {"E:H=1", "F:/procsys/kernel/domainname=newname", "F:/procsys/net/ipv4/conf/eth9/forwarding=1"}},
-        {"attr-write", FIX_SDA, "add", "ATTR{queue/scheduler}=\"mq-deadline\"\nATTR{../../../etc}=\"x\"\n",
-         {"F:" FIX_SDA "/queue/scheduler=mq-deadline"}},
+        {"attr-write", FIX_SDA, "add",
+         "ATTR{queue/scheduler}=\"mq-deadline\"\nPROGRAM=\"/bin/echo ../../../../../../../../../x\", ATTR{%c}=\"x\"\n",
+         {"F:" FIX_SDA "/queue/scheduler=mq-deadline", "X:1,2", "F:/x="}},
+        {"attr-parent-write", FIX_SDA1, "add", "ATTR{../removable}=\"1\"\nATTR{../size}==\"1000\", ENV{PS}=\"1\"\n",
+         {"F:" FIX_SDA "/removable=1\n", "E:PS=1"}},
         {"const", FIX_SDA, "add",
          "CONST{arch}==\"?*\", ENV{AR}=\"1\"\nCONST{virt}==\"qemu\", ENV{VQ}=\"1\"\nCONST{virt}==\"kvm\", ENV{VK}=\"1\"\n",
          {"E:AR=1", "E:VQ=1", "E:VK"}},
