@@ -5,7 +5,7 @@
 # and network namespaces with tmpfs over /dev, /run and the rules directories (rules given to
 # this script must not write attributes: nothing of the host may be touched). Needs root and
 # udevadm; exits 77 otherwise.
-#   test-rules-oracle.sh DEVMANADM-RULES RULES-FILE|RULES-DIR [DEVICE...]
+#   test-rules-oracle.sh DEVMANADM RULES-FILE|RULES-DIR [DEVICE...]
 set -eu
 
 adm=$1
