@@ -570,15 +570,21 @@ static int import_cmdline(struct rules_exec *x, const struct rule_line *l, const
                 return t->op == RULE_OP_NOMATCH;
         const char *found = NULL;
         bool present = false;
-        size_t kl = strlen(t->value);
         for (char **w = words; *w; w++) {
-                /* the last occurrence wins */
-                if (streq(*w, t->value)) {
+                /* the last occurrence wins; '-' and '_' are the same in keys, as the kernel and
+                 * udev treat them */
+                const char *k = t->value, *c = *w;
+                for (; *k && *c && *c != '='; k++, c++)
+                        if (*k != *c && !((*k == '-' || *k == '_') && (*c == '-' || *c == '_')))
+                                break;
+                if (*k != '\0')
+                        continue;
+                if (*c == '\0') {
                         present = true;
                         found = NULL;
-                } else if (strncmp(*w, t->value, kl) == 0 && (*w)[kl] == '=') {
+                } else if (*c == '=') {
                         present = true;
-                        found = *w + kl + 1;
+                        found = c + 1;
                 }
         }
         if (!present)

@@ -147,8 +147,9 @@ static const struct rcase rcases[] = {
          {"E:IA=1", "E:IB=two words", "E:IC=q", "E:MISSING"}},
         {"import-cmdline", FIX_SDA, "add",
          "IMPORT{cmdline}=\"devman.flag\"\nIMPORT{cmdline}=\"devman.value\"\n"
-         "IMPORT{cmdline}==\"absent\", ENV{CA}=\"1\"\nIMPORT{cmdline}!=\"absent\", ENV{CNA}=\"1\"\n",
-         {"E:devman.flag=1", "E:devman.value=42", "E:CA", "E:CNA=1"}},
+         "IMPORT{cmdline}==\"absent\", ENV{CA}=\"1\"\nIMPORT{cmdline}!=\"absent\", ENV{CNA}=\"1\"\n"
+         "IMPORT{cmdline}=\"devman-dash_key\"\nIMPORT{cmdline}==\"devman.val\", ENV{PREFIX}=\"1\"\n",
+         {"E:devman.flag=1", "E:devman.value=42", "E:CA", "E:CNA=1", "E:devman-dash_key=x", "E:PREFIX"}},
         {"import-parent", FIX_SDA1, "add", "IMPORT{parent}=\"DISK*\"\nIMPORT{parent}=\"DEV*\"\n",
          {"E:DISKSEQ=9", "E:DEVTYPE=partition", "E:DEVNAME=/dev/sda1", "E:DEVPATH=" FIX_SDA1}},
         {"import-reserved", FIX_SDA, "add",
