@@ -162,7 +162,9 @@ static int import_lines(struct rules_exec *x, const struct rule_line *l, char *t
                         val++;
                 format_strip_trailing(val);
                 size_t vl = strlen(val);
-                if (vl > 0 && (val[0] == '"' || val[0] == '\'')) {
+                if (*key == '\0' || vl == 0)
+                        continue; /* like udev: KEY= alone is not a property, KEY="" is */
+                if (val[0] == '"' || val[0] == '\'') {
                         if (vl == 1 || val[vl - 1] != val[0]) {
                                 rule_log(x, LOG_DEBUG, l, "ignoring badly quoted value of %s", key);
                                 continue;
@@ -170,8 +172,6 @@ static int import_lines(struct rules_exec *x, const struct rule_line *l, char *t
                         val[vl - 1] = '\0';
                         val++;
                 }
-                if (*key == '\0' || *val == '\0')
-                        continue;
                 int r = set_property(x->dev, key, val);
                 if (r == -ENOMEM)
                         return r;

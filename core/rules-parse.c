@@ -987,10 +987,9 @@ static int add_line(struct parser *p, const char *s)
                         r = parse_error(p, "Invalid value for %s: %s.", key, why);
                         goto drop;
                 }
-                if (*s && !isspace((unsigned char)*s) && *s != ',') {
-                        r = parse_error(p, "Invalid key/value pair: unexpected '%c' after the value of %s.", *s, key);
-                        goto drop;
-                }
+                if (*s && !isspace((unsigned char)*s) && *s != ',')
+                        /* udevd 252 reads on as if a comma were there */
+                        parse_warning(p, "Missing ',' or whitespace after the value of %s.", key);
                 if (key[0] == '\0') {
                         r = parse_error(p, "Invalid key/value pair: missing key.");
                         goto drop;

@@ -144,7 +144,7 @@ static const struct rcase rcases[] = {
          {"E:SKIPPED=1", "E:AFTER=1", "X:2,4"}},
         {"import-file", FIX_SDA, "add",
          "IMPORT{file}=\"%S/import.env\"\nIMPORT{file}==\"%S/missing.env\", ENV{MISSING}=\"1\"\n",
-         {"E:IA=1", "E:IB=two words", "E:IC=q", "E:MISSING"}},
+         {"E:IA=1", "E:IB=two words", "E:IC=q", "E:MISSING", "E:ID=spaced", "E:IE", "E:IF=", "E:IG"}},
         {"import-cmdline", FIX_SDA, "add",
          "IMPORT{cmdline}=\"devman.flag\"\nIMPORT{cmdline}=\"devman.value\"\n"
          "IMPORT{cmdline}==\"absent\", ENV{CA}=\"1\"\nIMPORT{cmdline}!=\"absent\", ENV{CNA}=\"1\"\n"
@@ -293,7 +293,8 @@ static void run_case(const struct rcase *c)
 {
         struct rules_fixture f;
         rules_fixture_init(&f);
-        rules_fixture_put(&f, "/import.env", "IA=1\nIB='two words'\n# comment\n\nIC=\"q\"\nbroken line\n");
+        rules_fixture_put(&f, "/import.env",
+                          "IA=1\nIB='two words'\n# comment\n\nIC=\"q\"\nbroken line\n  ID = spaced  \nIE=\nIF=\"\"\nIG='x\n");
 
         struct rules *rules = rules_new(RESOLVE_NAMES_EARLY);
         CHECK_INT(rules_parse_buffer(rules, "t.rules", c->rules, strlen(c->rules)), 0);
