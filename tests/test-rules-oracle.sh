@@ -6,6 +6,9 @@
 # this script must not write attributes: nothing of the host may be touched). Needs root and
 # udevadm; exits 77 otherwise.
 #   test-rules-oracle.sh DEVMANADM RULES-FILE|RULES-DIR [DEVICE...]
+# With ORACLE_SYSFS=DIR (a converted tree from gen-sysfs.py), both look at that tree instead of
+# the host's: it is bind-mounted over /sys for udevadm (SYSTEMD_DEVICE_VERIFY_SYSFS=0), DEVICEs
+# are /sys/... paths as udevadm sees them (default: every /class/<c>/<n> entry of the tree).
 set -eu
 
 adm=$1
@@ -34,7 +37,11 @@ normalise() {
 
 run_udev() {
     unshare -m -n --propagation private sh -ec '
-        tmp=$1; dev=$2
+        tmp=$1; dev=$2; fake=$3
+        if [ -n "$fake" ]; then
+            mount --bind "$fake" /sys
+            export SYSTEMD_DEVICE_VERIFY_SYSFS=0
+        fi
         mkdir -p "$tmp/dev"
         mount -t tmpfs none "$tmp/dev"
         touch "$tmp/dev/null"
@@ -46,17 +53,27 @@ run_udev() {
         done
         cp "$tmp"/rules/*.rules /etc/udev/rules.d/
         udevadm test --action=add "$dev" 2>&1
-    ' sh "$tmp" "$1"
+    ' sh "$tmp" "$1" "${ORACLE_SYSFS:-}"
 }
 
 checked=0 failed=0
 netifs_before=$(ls /sys/class/net)
+fake=${ORACLE_SYSFS:-}
+if [ -n "$fake" ] && [ $# -eq 0 ]; then
+    set -- $(cd "$fake" && ls -d class/*/* | sed 's|^|/sys/|')
+fi
 [ $# -gt 0 ] || set -- /sys/class/block/vda /sys/class/block/sda /sys/class/block/loop0 /sys/class/mem/null \
     /sys/class/net/eth0 /sys/class/net/lo /sys/class/tty/tty0 /sys/class/tty/ttyS0 /sys/class/misc/loop-control
 for dev in "$@"; do
-    [ -e "$dev" ] || continue
+    if [ -n "$fake" ]; then
+        [ -e "$fake/${dev#/sys/}" ] || continue
+        set -- --sysfs "$fake" "/${dev#/sys/}"
+    else
+        [ -e "$dev" ] || continue
+        set -- "$dev"
+    fi
     run_udev "$dev" >"$tmp/udev.raw" || { echo "udevadm test failed for $dev"; failed=$((failed + 1)); continue; }
-    "$adm" test --action=add --rules-dir "$tmp/rules" "$dev" >"$tmp/devman.raw" 2>"$tmp/devman.err" || {
+    "$adm" test --action=add --rules-dir "$tmp/rules" "$@" >"$tmp/devman.raw" 2>"$tmp/devman.err" || {
         echo "devmanadm test failed for $dev:"; cat "$tmp/devman.err"; failed=$((failed + 1)); continue; }
     normalise <"$tmp/udev.raw" >"$tmp/udev.props"
     sed -n 's/^PROPERTY //p' "$tmp/devman.raw" | normalise >"$tmp/devman.props"
