@@ -820,8 +820,14 @@ static int assign_name(struct rules_exec *x, const struct rule_line *l, const st
         if (r < 0)
                 return r;
         if (x->esc != ESCAPE_NONE)
-                format_replace_chars(v, "/");
-        if (!devname_is_safe(v) || strchr(v, '/')) {
+                /* what the kernel refuses in an interface name becomes '_' (udev's strict
+                 * replacement of its current naming schemes) */
+                for (char *c = v; *c; c++)
+                        if (!isascii((unsigned char)*c) || !isprint((unsigned char)*c) || isspace((unsigned char)*c) ||
+                            strchr(":/%", *c))
+                                *c = '_';
+        /* IFNAMSIZ - 1 */
+        if (!devname_is_safe(v) || strchr(v, '/') || strlen(v) > 15) {
                 rule_log(x, LOG_ERR, l, "refusing invalid interface name \"%s\"", v);
                 return 1;
         }
