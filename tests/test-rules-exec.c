@@ -121,7 +121,7 @@ static const struct rcase rcases[] = {
          "ENV{DN}=\"$name\"\n",
          {"N:lan1", "E:NM=1", "E:DN=lan1"}},
         {"name-not-for-block", FIX_SDA, "add", "NAME=\"foo\"\n", {"N:-", "X:"}},
-        {"name-sanitized", FIX_ETH, "add", "NAME=\"a/b:c d%e\"\n", {"N:a_b_c_d_e"}},
+        {"name-sanitized", FIX_ETH, "add", "NAME=\"a/b:c d%%e\"\n", {"N:a_b_c_d_e"}},
         {"name-too-long", FIX_ETH, "add", "NAME=\"abcdefghijklmnop\"\n", {"N:-"}},
         {"owner-group-mode", FIX_SDA, "add",
          "MODE=\"0660\", OWNER=\"0\", GROUP=\"root\"\n", {"M:0660", "U:0", "G:0"}},
