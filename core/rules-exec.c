@@ -938,8 +938,9 @@ static int assign_run(struct rules_exec *x, const struct rule_line *l, const str
         return 1;
 }
 
-/* 1: the token holds (or was applied), 0: it does not match, RULES_EXEC_NEED_PROGRAM+1 style
- * values are not used here; NEED is signalled by returning -EAGAIN. -ENOMEM. */
+/* Evaluates one token on dev (the event device, or a candidate parent for parent tokens).
+ * 1: it holds (matches) or was applied, 0: it does not hold, -EAGAIN: a program must run
+ * first (the token is evaluated again once its outcome is in), -ENOMEM. */
 static int apply_token(struct rules_exec *x, const struct rule_line *l, const struct rule_token *t,
                        struct device *dev)
 {
