@@ -2,10 +2,10 @@
 #include "hwdb.h"
 
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 
+#include "glob-match.h"
 #include "hwdb-format.h"
 #include "macros.h"
 
@@ -37,7 +37,8 @@ struct node {
 struct frame {
         struct node node;
         unsigned next_child;
-        size_t pattern_len; /* pattern length to restore when the frame is popped */
+        size_t pattern_len;    /* pattern length to restore when the frame is popped */
+        struct glob_state gs;  /* which text positions the pattern so far can reach */
 };
 
 struct hwdb {
@@ -56,6 +57,8 @@ struct hwdb {
         size_t pattern_len, pattern_alloc;
         struct frame *stack;
         size_t stack_alloc;
+        uint64_t *sets; /* the frames' glob_state bitsets, text.words each */
+        size_t sets_alloc;
         struct hwdb_property *props;
         uint64_t *props_filename_off; /* parallel to props: v2 files without priorities order by it */
         size_t n_props, props_alloc, props_filename_alloc;
@@ -84,6 +87,7 @@ struct hwdb *hwdb_free(struct hwdb *h)
         free(h->path);
         free(h->pattern);
         free(h->stack);
+        free(h->sets);
         free(h->props);
         free(h->props_filename_off);
         return mfree(h);
@@ -376,39 +380,72 @@ static int add_values(struct hwdb *h, const struct node *n)
         return 0;
 }
 
-static int push_frame(struct hwdb *h, size_t depth, uint64_t off, size_t skip, size_t restore_len)
+/* Pushes the node at off as frame depth: appends its prefix (from byte skip on) to the
+ * pattern and advances the frame's glob state over the new pattern bytes, from the parent's
+ * state (or from scratch over the whole pattern so far for the first frame).
+ * Returns 0, 1 when no pattern below the node can match (the pattern is restored and the
+ * frame is not in use), or -errno. */
+static int push_frame(struct hwdb *h, const struct glob_text *text, size_t depth, uint64_t off, size_t skip,
+                      size_t restore_len)
 {
         struct frame *f;
+        size_t from;
         int r;
 
         r = grow((void **)&h->stack, &h->stack_alloc, depth + 1, sizeof(*h->stack));
+        if (r < 0)
+                return r;
+        r = grow((void **)&h->sets, &h->sets_alloc, (depth + 1) * text->words, sizeof(*h->sets));
         if (r < 0)
                 return r;
         f = &h->stack[depth];
         r = node_at(h, off, &f->node);
         if (r < 0)
                 return r;
-        if (skip > strlen(f->node.prefix))
+        size_t plen = strlen(f->node.prefix);
+        if (skip > plen)
                 return -EBADMSG;
         f->next_child = 0;
         f->pattern_len = restore_len;
-        return pattern_append(h, f->node.prefix + skip, strlen(f->node.prefix + skip));
+
+        f->gs.set = h->sets + depth * text->words;
+        if (depth == 0) {
+                glob_state_start(text, &f->gs);
+                from = 0;
+        } else {
+                struct frame *parent = &h->stack[depth - 1];
+                parent->gs.set = h->sets + (depth - 1) * text->words; /* sets may have moved */
+                glob_state_copy(text, &f->gs, &parent->gs);
+                from = restore_len; /* the child's character */
+        }
+        r = pattern_append(h, f->node.prefix + skip, plen - skip);
+        if (r < 0)
+                return r;
+        for (size_t i = from; i < h->pattern_len; i++)
+                glob_state_feed(text, &f->gs, h->pattern, i);
+        if (!glob_state_viable(text, &f->gs)) {
+                pattern_truncate(h, restore_len);
+                return 1;
+        }
+        return 0;
 }
 
 /* Below a glob character every remaining path is a candidate pattern: walk the subtree
  * rooted at off (its prefix from byte skip on), building each pattern in h->pattern, and
- * fnmatch() it against the rest of the lookup string wherever a node carries values.
- * Children come before the node's own values, as in systemd, so results keep its order.
+ * match it (fnmatch semantics) against the rest of the lookup string wherever a node
+ * carries values. Subtrees no pattern of which can match are skipped. Children come before
+ * the node's own values, as in systemd, so results keep its order.
  * Iterative, so a deep (corrupt) trie cannot overflow the C stack. */
 static int glob_walk(struct hwdb *h, uint64_t off, size_t skip, const char *rest)
 {
-        size_t base = h->pattern_len;
+        struct glob_text text;
         size_t depth = 0;
         int r;
 
-        r = push_frame(h, depth, off, skip, base);
-        if (r < 0)
-                return r;
+        glob_text_init(&text, rest);
+        r = push_frame(h, &text, depth, off, skip, h->pattern_len);
+        if (r != 0)
+                return r < 0 ? r : 0;
         depth = 1;
 
         while (depth > 0) {
@@ -422,14 +459,15 @@ static int glob_walk(struct hwdb *h, uint64_t off, size_t skip, const char *rest
                         r = pattern_append(h, &c, 1);
                         if (r < 0)
                                 return r;
-                        r = push_frame(h, depth, child_off(h, &f->node, i), 0, len);
+                        r = push_frame(h, &text, depth, child_off(h, &f->node, i), 0, len);
                         if (r < 0)
                                 return r;
-                        depth++;
+                        if (r == 0)
+                                depth++;
                         continue;
                 }
 
-                if (f->node.n_values > 0 && fnmatch(h->pattern, rest, 0) == 0) {
+                if (f->node.n_values > 0 && glob_match(h->pattern, rest)) {
                         r = add_values(h, &f->node);
                         if (r < 0)
                                 return r;

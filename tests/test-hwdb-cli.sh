@@ -36,15 +36,14 @@ bluetooth:v000F
 $dmi
 evdev:atkbd:$dmi"
 
-nonempty=0
-echo "$modaliases" | while IFS= read -r m; do
+printf '%s\n' "$modaliases" >"$tmp/list"
+while IFS= read -r m; do
     systemd-hwdb query "$m" >"$tmp/sys" 2>/dev/null || true
     udevadm hwdb --test="$m" >"$tmp/udevadm" 2>/dev/null || true
     "$tool" --test="$m" >"$tmp/dev"
     check_same "systemd-hwdb query '$m'" "$tmp/sys" "$tmp/dev"
     check_same "udevadm hwdb --test='$m'" "$tmp/udevadm" "$tmp/dev"
-    [ "$checks" -gt 0 ] && [ "$fail" -eq 0 ] || exit 1
-done || fail=$((fail + 1))
+done <"$tmp/list"
 # the list must exercise the database, not only agree on empty answers
 for m in "usb:v046DpC52Bd1211dc00dsc00dp00ic03isc01ip01in00" "pci:v00008086d00001237sv00001AF4sd00001100bc06sc00i00"; do
     checks=$((checks + 1))
@@ -59,14 +58,13 @@ cp -r /lib/udev/hwdb.d "$tmp/b/lib/udev/"
 systemd-hwdb update --root="$tmp/b"
 checks=$((checks + 1))
 [ -f "$tmp/a/etc/udev/hwdb.bin" ] || { echo "FAIL: no $tmp/a/etc/udev/hwdb.bin"; fail=$((fail + 1)); }
-echo "$modaliases" | while IFS= read -r m; do
+while IFS= read -r m; do
     systemd-hwdb --root="$tmp/b" query "$m" >"$tmp/sys"
     systemd-hwdb --root="$tmp/a" query "$m" >"$tmp/dev"
     "$tool" --root="$tmp/b" --test="$m" >"$tmp/dev2"
     check_same "systemd-hwdb query on devman's hwdb.bin: '$m'" "$tmp/sys" "$tmp/dev"
     check_same "devman query on systemd-hwdb's hwdb.bin: '$m'" "$tmp/sys" "$tmp/dev2"
-    [ "$fail" -eq 0 ] || exit 1
-done || fail=$((fail + 1))
+done <"$tmp/list"
 
 # --output, --strict and errors
 mkdir -p "$tmp/c/etc/udev/hwdb.d"

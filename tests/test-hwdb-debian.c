@@ -24,7 +24,8 @@
 #define DEBIAN_BIN "/lib/udev/hwdb.bin"
 #define DEBIAN_SRC "/lib/udev/hwdb.d"
 
-static void lookup_strings(struct strlist *l)
+/* keep: use every keep-th match line of the sources (1: all). */
+static void lookup_strings(struct strlist *l, unsigned keep)
 {
         static const char *const fixed[] = {
                 "usb:v046DpC52B*",
@@ -59,7 +60,7 @@ static void lookup_strings(struct strlist *l)
                 free(line);
                 fclose(f);
         }
-        modaliases_from_dir(l, DEBIAN_SRC, 1);
+        modaliases_from_dir(l, DEBIAN_SRC, keep);
 }
 
 /* Compares the two readers over all lookup strings; returns how many lookups had results. */
@@ -95,7 +96,7 @@ static void test_reader_on_debian_bin(void)
         struct hwdb *dm = NULL;
         sd_hwdb *sd = NULL;
 
-        lookup_strings(&l);
+        lookup_strings(&l, 1);
         CHECK(l.n > 10000);
         CHECK_INT(hwdb_open(NULL, DEBIAN_BIN, &dm), 0);
         CHECK_INT(sd_hwdb_new_from_path(DEBIAN_BIN, &sd), 0);
@@ -158,7 +159,9 @@ static void test_compilers_agree(void)
         free(cmd);
         CHECK_INT(hwdb_update(root, dm_bin, true), 0);
 
-        lookup_strings(&l);
+        /* A quarter of the records keeps the three comparisons quick under sanitizers. */
+        lookup_strings(&l, 4);
+        CHECK(l.n > 10000);
 
         sd_hwdb *sd_sys = NULL, *sd_dm = NULL;
         struct hwdb *dm_sys = NULL, *dm_dm = NULL;
