@@ -165,6 +165,9 @@ static int open_one(const char *file, struct hwdb **ret)
                 return -errno;
         h->map = m;
         h->size = (uint64_t)h->st.st_size;
+        /* Lookups touch a few scattered nodes: no read-ahead, so only those pages become
+         * resident. */
+        (void)madvise(m, (size_t)h->size, MADV_RANDOM);
 
         int r = validate_header(h);
         if (r < 0)
@@ -207,6 +210,13 @@ bool hwdb_is_stale(const struct hwdb *h)
                 return true;
         return st.st_dev != h->st.st_dev || st.st_ino != h->st.st_ino || st.st_size != h->st.st_size ||
                st.st_mtim.tv_sec != h->st.st_mtim.tv_sec || st.st_mtim.tv_nsec != h->st.st_mtim.tv_nsec;
+}
+
+void hwdb_trim(struct hwdb *h)
+{
+        /* The mapping is read-only and shared: dropping its page table entries loses nothing,
+         * the pages stay in the page cache for the next lookup's (minor) faults. */
+        (void)madvise((void *)h->map, (size_t)h->size, MADV_DONTNEED);
 }
 
 /* A string at an in-file offset (terminated: the last byte of the file is NUL). */

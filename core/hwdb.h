@@ -41,6 +41,12 @@ const char *hwdb_get_path(const struct hwdb *h);
  * (or no database exists any more), i.e. the caller should reopen. */
 bool hwdb_is_stale(const struct hwdb *h);
 
+/* Lets go of the resident pages of the mapping. Lookups fault in the pages they touch, and
+ * the kernel maps whole neighbourhoods at a time (fault-around, not affected by madvise
+ * hints), so after many lookups a good part of the file counts as the process's RSS. A
+ * long-running caller trims when it goes idle; the next lookup costs a few minor faults. */
+void hwdb_trim(struct hwdb *h);
+
 /* Looks up a modalias-like string. Properties from every matching record are merged: for the
  * same key the entry with the higher file priority wins, then the later line (v1 files: the
  * last one met). Order is that of first appearance, as in systemd.
