@@ -57,16 +57,17 @@ struct hwdb_compiler {
         struct cnode *root;
         size_t n_nodes;
 
-        /* Interned strings: pool[i] is owned; index maps text to i + 1. Match strings are
-         * pooled too (node prefixes point into them) but only strings a value refers to are
-         * written out: referenced[i] says which. */
+        /* Interned keys, values and file names: pool[i] is owned; index maps text to i + 1. */
         char **pool;
-        bool *referenced;
-        size_t n_pool, pool_alloc, referenced_alloc;
+        size_t n_pool, pool_alloc;
         struct hashmap *index;
 
-        /* Scratch for the record being parsed: pooled match strings. */
-        uint32_t *matches;
+        /* Every match line, owned and kept to the end: node prefixes point into them. */
+        char **match_lines;
+        size_t n_match_lines, match_lines_alloc;
+
+        /* The record being parsed: its match lines. */
+        const char **matches;
         size_t n_matches, matches_alloc;
 };
 
@@ -128,7 +129,9 @@ struct hwdb_compiler *hwdb_compiler_free(struct hwdb_compiler *c)
         for (size_t i = 0; i < c->n_pool; i++)
                 free(c->pool[i]);
         free(c->pool);
-        free(c->referenced);
+        for (size_t i = 0; i < c->n_match_lines; i++)
+                free(c->match_lines[i]);
+        free(c->match_lines);
         free(c->matches);
         return mfree(c);
 }
@@ -158,8 +161,7 @@ static int64_t intern(struct hwdb_compiler *c, const char *s)
                 return (int64_t)(uintptr_t)v - 1;
         if (c->n_pool >= UINT32_MAX - 1)
                 return -E2BIG;
-        if (grow((void **)&c->pool, &c->pool_alloc, c->n_pool + 1, sizeof(*c->pool)) < 0 ||
-            grow((void **)&c->referenced, &c->referenced_alloc, c->n_pool + 1, sizeof(*c->referenced)) < 0)
+        if (grow((void **)&c->pool, &c->pool_alloc, c->n_pool + 1, sizeof(*c->pool)) < 0)
                 return -ENOMEM;
         char *d = strdup(s);
         if (!d)
@@ -169,7 +171,6 @@ static int64_t intern(struct hwdb_compiler *c, const char *s)
                 return -ENOMEM;
         }
         c->pool[c->n_pool] = d;
-        c->referenced[c->n_pool] = false;
         return (int64_t)c->n_pool++;
 }
 
@@ -228,7 +229,8 @@ static int node_add_value(struct hwdb_compiler *c, struct cnode *n, const struct
         return 0;
 }
 
-/* Inserts the match string (pooled, so prefixes may point into it) with value v. */
+/* Inserts the match string (kept until the compiler is freed, so prefixes may point into
+ * it) with value v. */
 static int trie_insert(struct hwdb_compiler *c, const char *match, const struct cvalue *v)
 {
         struct cnode *n = c->root;
@@ -322,7 +324,6 @@ static int add_property(struct hwdb_compiler *c, char *line, const char *name, u
         int64_t k = intern(c, line), val = intern(c, value), f = intern(c, name);
         if (k < 0 || val < 0 || f < 0)
                 return -ENOMEM;
-        c->referenced[k] = c->referenced[val] = c->referenced[f] = true;
         struct cvalue v = {
                 .key = (uint32_t)k,
                 .value = (uint32_t)val,
@@ -331,7 +332,7 @@ static int add_property(struct hwdb_compiler *c, char *line, const char *name, u
                 .priority = priority,
         };
         for (size_t i = 0; i < c->n_matches; i++) {
-                int r = trie_insert(c, c->pool[c->matches[i]], &v);
+                int r = trie_insert(c, c->matches[i], &v);
                 if (r < 0)
                         return r;
         }
@@ -340,12 +341,15 @@ static int add_property(struct hwdb_compiler *c, char *line, const char *name, u
 
 static int add_match(struct hwdb_compiler *c, const char *line)
 {
-        int64_t m = intern(c, line);
-        if (m < 0)
-                return (int)m;
-        if (grow((void **)&c->matches, &c->matches_alloc, c->n_matches + 1, sizeof(*c->matches)) < 0)
+        if (grow((void **)&c->match_lines, &c->match_lines_alloc, c->n_match_lines + 1,
+                 sizeof(*c->match_lines)) < 0 ||
+            grow((void **)&c->matches, &c->matches_alloc, c->n_matches + 1, sizeof(*c->matches)) < 0)
                 return -ENOMEM;
-        c->matches[c->n_matches++] = (uint32_t)m;
+        char *m = strdup(line);
+        if (!m)
+                return -ENOMEM;
+        c->match_lines[c->n_match_lines++] = m;
+        c->matches[c->n_matches++] = m;
         return 0;
 }
 
@@ -580,8 +584,7 @@ static int write_db(struct hwdb_compiler *c, FILE *f)
         if (!spans)
                 return -ENOMEM;
         for (size_t i = 0; i < c->n_pool; i++)
-                spans[i] = c->referenced[i] ? (struct span){.p = c->pool[i], .len = (uint32_t)strlen(c->pool[i])}
-                                            : (struct span){.p = ""};
+                spans[i] = (struct span){.p = c->pool[i], .len = (uint32_t)strlen(c->pool[i])};
         for (size_t i = 0; i < c->n_nodes; i++) {
                 nodes[i]->prefix_str = (uint32_t)(c->n_pool + i);
                 spans[c->n_pool + i] = (struct span){.p = nodes[i]->prefix, .len = nodes[i]->prefix_len};

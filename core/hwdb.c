@@ -7,6 +7,7 @@
 
 #include "glob-match.h"
 #include "hwdb-format.h"
+#include "hashmap.h"
 #include "macros.h"
 
 /* Longest glob pattern a lookup assembles. Compiled sources cap lines at this length too, so
@@ -62,6 +63,9 @@ struct hwdb {
         struct hwdb_property *props;
         uint64_t *props_filename_off; /* parallel to props: v2 files without priorities order by it */
         size_t n_props, props_alloc, props_filename_alloc;
+        uint32_t *index; /* hash of props by key (slot = prop index + 1), once there are many */
+        size_t index_size;
+        bool index_active;
         uint64_t budget; /* nodes a lookup may still visit; bounds work on a corrupt DAG */
 };
 
@@ -90,6 +94,7 @@ struct hwdb *hwdb_free(struct hwdb *h)
         free(h->sets);
         free(h->props);
         free(h->props_filename_off);
+        free(h->index);
         return mfree(h);
 }
 
@@ -322,6 +327,51 @@ static void pattern_truncate(struct hwdb *h, size_t len)
         h->pattern[len] = '\0';
 }
 
+/* Results are few (Debian's largest is 55), so keys are compared in a list; a corrupt file
+ * with huge value arrays would make that quadratic, so past this many a hash index is used. */
+#define HWDB_LINEAR_MAX 64
+
+static size_t index_slot(const struct hwdb *h, const char *key)
+{
+        size_t mask = h->index_size - 1, i = (size_t)hash_string(key) & mask;
+        while (h->index[i] != 0 && !streq(h->props[h->index[i] - 1].key, key))
+                i = (i + 1) & mask;
+        return i;
+}
+
+/* (Re)builds the index over all current properties with room for twice as many. */
+static int index_rebuild(struct hwdb *h)
+{
+        size_t size = 2 * HWDB_LINEAR_MAX;
+        while (size < 4 * (h->n_props + 1))
+                size *= 2;
+        if (size > h->index_size) {
+                uint32_t *n = reallocarray(h->index, size, sizeof(*n));
+                if (!n)
+                        return -ENOMEM;
+                h->index = n;
+                h->index_size = size;
+        }
+        memset(h->index, 0, h->index_size * sizeof(*h->index));
+        for (size_t k = 0; k < h->n_props; k++)
+                h->index[index_slot(h, h->props[k].key)] = (uint32_t)(k + 1);
+        h->index_active = true;
+        return 0;
+}
+
+/* The position of key among the properties, or -1. */
+static ssize_t find_property(const struct hwdb *h, const char *key)
+{
+        if (h->index_active) {
+                uint32_t v = h->index[index_slot(h, key)];
+                return v ? (ssize_t)v - 1 : -1;
+        }
+        for (size_t k = 0; k < h->n_props; k++)
+                if (streq(h->props[k].key, key))
+                        return (ssize_t)k;
+        return -1;
+}
+
 /* Merges one value entry into the result, keeping the higher-precedence entry per key. */
 static int add_value(struct hwdb *h, const struct node *n, uint64_t i)
 {
@@ -345,10 +395,9 @@ static int add_value(struct hwdb *h, const struct node *n, uint64_t i)
                 prop.file_priority = hwdb_rd16(e + HWDB_VALUE_PRIORITY);
         }
 
-        for (size_t k = 0; k < h->n_props; k++) {
+        ssize_t k = find_property(h, key);
+        if (k >= 0) {
                 struct hwdb_property *old = &h->props[k];
-                if (!streq(old->key, key))
-                        continue;
                 if (h->v2) {
                         bool lower;
                         /* Priority 0: an old v2 file; files were stored in priority order,
@@ -362,10 +411,12 @@ static int add_value(struct hwdb *h, const struct node *n, uint64_t i)
                         if (lower)
                                 return 0;
                 }
-                *old = prop; /* keeps its place in the order */
+                *old = prop; /* keeps its place in the order; the key text is the same */
                 h->props_filename_off[k] = filename_off;
                 return 0;
         }
+        if (h->n_props >= UINT32_MAX - 1)
+                return -EBADMSG;
 
         int r = grow((void **)&h->props, &h->props_alloc, h->n_props + 1, sizeof(*h->props));
         if (r < 0)
@@ -377,6 +428,12 @@ static int add_value(struct hwdb *h, const struct node *n, uint64_t i)
         h->props[h->n_props] = prop;
         h->props_filename_off[h->n_props] = filename_off;
         h->n_props++;
+        if (h->index_active && 4 * h->n_props <= h->index_size) {
+                h->index[index_slot(h, key)] = (uint32_t)h->n_props;
+                return 0;
+        }
+        if (h->n_props > HWDB_LINEAR_MAX)
+                return index_rebuild(h);
         return 0;
 }
 
@@ -551,6 +608,7 @@ int hwdb_lookup(struct hwdb *h, const char *modalias, const struct hwdb_property
         int r;
 
         h->n_props = 0;
+        h->index_active = false;
         h->pattern_len = 0;
         h->budget = h->max_nodes + 1;
         if (!h->pattern) {

@@ -571,5 +571,71 @@ static void test_glob_cycle(void)
         rm_rf_tmp(root);
 }
 
-TEST_MAIN(TEST(test_sources_listing), TEST(test_syntax_errors_counted), TEST(test_compile_and_lookup),
+/* More properties than the reader compares in a list: 300 keys from two records of one file
+ * and a later file overriding every third; each key must come out once with the winner. */
+static void test_many_properties(void)
+{
+        char root[] = "/tmp/test-hwdb.XXXXXX";
+        CHECK(mkdtemp(root) != NULL);
+        char *a = NULL, *b = NULL;
+        size_t la = 0, lb = 0;
+        FILE *fa = open_memstream(&a, &la), *fb = open_memstream(&b, &lb);
+        fprintf(fa, "many:*\n");
+        for (int i = 0; i < 150; i++)
+                fprintf(fa, " KEY_%03d=a%d\n", i, i);
+        fprintf(fa, "\nmany:x*\n");
+        for (int i = 150; i < 300; i++)
+                fprintf(fa, " KEY_%03d=a%d\n", i, i);
+        fprintf(fb, "many:?y\n");
+        for (int i = 0; i < 300; i += 3)
+                fprintf(fb, " KEY_%03d=b%d\n", i, i);
+        fclose(fa);
+        fclose(fb);
+        write_in(root, "/etc/udev/hwdb.d/10-a.hwdb", a);
+        write_in(root, "/etc/udev/hwdb.d/20-b.hwdb", b);
+        free(a);
+        free(b);
+        char *out = path_in(root, "/many.bin");
+        CHECK_INT(hwdb_update(root, out, true), 0);
+
+        struct hwdb *h = NULL;
+        sd_hwdb *sd = NULL;
+        CHECK_INT(hwdb_open(NULL, out, &h), 0);
+        CHECK_INT(sd_hwdb_new_from_path(out, &sd), 0);
+        if (h && sd) {
+                const struct hwdb_property *p;
+                for (int round = 0; round < 2; round++) { /* the index is reset between lookups */
+                        int n = hwdb_lookup(h, "many:xy", &p);
+                        CHECK_INT(n, 300);
+                        int seen[300] = {0};
+                        for (int k = 0; k < n; k++) {
+                                int i = atoi(p[k].key + 4);
+                                CHECK(i >= 0 && i < 300);
+                                if (i < 0 || i >= 300)
+                                        continue;
+                                seen[i]++;
+                                char want[16];
+                                snprintf(want, sizeof(want), "%c%d", i % 3 == 0 ? 'b' : 'a', i);
+                                CHECK_STR(p[k].value, want);
+                        }
+                        int once = 0;
+                        for (int i = 0; i < 300; i++)
+                                once += seen[i] == 1;
+                        CHECK_INT(once, 300);
+                        CHECK_INT(hwdb_lookup(h, "many:q", &p), 150);
+                }
+                char *x = render_systemd(sd, "many:xy"), *y = render_devman(h, "many:xy");
+                CHECK(x && y);
+                if (x && y)
+                        CHECK_STR(y, x);
+                free(x);
+                free(y);
+        }
+        hwdb_free(h);
+        sd_hwdb_unref(sd);
+        free(out);
+        rm_rf_tmp(root);
+}
+
+TEST_MAIN(TEST(test_sources_listing), TEST(test_many_properties), TEST(test_syntax_errors_counted), TEST(test_compile_and_lookup),
           TEST(test_open_errors), TEST(test_corrupt_and_truncated), TEST(test_glob_cycle))
