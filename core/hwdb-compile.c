@@ -749,7 +749,7 @@ int hwdb_source_files(const char *root, char ***ret)
                 while ((de = readdir(dh))) {
                         const char *name = de->d_name;
                         size_t l = strlen(name);
-                        if (name[0] == '.' || l <= 5 || !streq(name + l - 5, ".hwdb"))
+                        if (name[0] == '.' || l <= 5 || !streq(name + l - 5, ".hwdb") || de->d_type == DT_DIR)
                                 continue;
                         char *path;
                         if (asprintf(&path, "%s/%s", dir, name) < 0) {
@@ -866,11 +866,9 @@ int hwdb_update(const char *root, const char *output_path, bool strict)
         }
         hwdb_source_files_free(files);
 
-        if (!output_path) {
-                r = mkdir_parents(output);
-                if (r < 0)
-                        return log_error_errno(r, "Failed to create the directory of %s: %m", output);
-        }
+        r = mkdir_parents(output);
+        if (r < 0)
+                return log_error_errno(r, "Failed to create the directory of %s: %m", output);
         r = hwdb_compiler_write(c, output);
         if (r < 0)
                 return log_error_errno(r, "Failed to write %s: %m", output);

@@ -39,7 +39,7 @@ int hwdb_source_files(const char *root, char ***ret);
 char **hwdb_source_files_free(char **files);
 
 /* Compiles all sources under root into output (NULL: <root>/etc/udev/hwdb.bin; an explicit
- * output is used as given). With no sources, removes the output, as systemd does.
+ * output is used as given, not below root), creating missing parent directories. With no sources, removes the output, as systemd does.
  * Logs its own errors. Returns 0, or -EINVAL in strict mode when any source had syntax
  * errors (the database is written all the same), or another -errno on failure. */
 int hwdb_update(const char *root, const char *output_path, bool strict);

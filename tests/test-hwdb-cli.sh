@@ -79,6 +79,17 @@ checks=$((checks + 1))
 "$tool" --update --root "$tmp/c" --output "$tmp/c/out.bin" 2>/dev/null || { echo "FAIL: non-strict update"; fail=$((fail + 1)); }
 checks=$((checks + 1))
 [ "$("$tool" --root "$tmp/c" --file /out.bin --test=usb:v1234p1)" = "ID_X=1" ] || { echo "FAIL: --file query"; fail=$((fail + 1)); }
+# --usr writes the vendor location below the root
+mkdir -p "$tmp/d/etc/udev/hwdb.d"
+printf 'usb:v1234*\n ID_Y=2\n' >"$tmp/d/etc/udev/hwdb.d/50-y.hwdb"
+"$tool" --update --usr --root "$tmp/d"
+checks=$((checks + 1))
+usrbin=$(find "$tmp/d" -path '*/lib/udev/hwdb.bin')
+if [ -z "$usrbin" ] || [ -e "$tmp/d/etc/udev/hwdb.bin" ]; then
+    echo "FAIL: --usr output"; fail=$((fail + 1))
+fi
+checks=$((checks + 1))
+[ "$("$tool" --root "$tmp/d" --file "${usrbin#"$tmp/d"}" --test=usb:v1234)" = "ID_Y=2" ] || { echo "FAIL: --usr query"; fail=$((fail + 1)); }
 checks=$((checks + 1))
 "$tool" --help | grep -q -- '--update' || { echo "FAIL: --help"; fail=$((fail + 1)); }
 checks=$((checks + 1))

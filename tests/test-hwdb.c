@@ -328,6 +328,13 @@ static void test_compile_and_lookup(void)
                         free(b);
                 }
         sd_hwdb_unref(sd);
+
+        /* Replacing the file makes the handle stale; until then it is current. */
+        if (h) {
+                CHECK(!hwdb_is_stale(h));
+                CHECK_INT(hwdb_update(root, out, false), 0);
+                CHECK(hwdb_is_stale(h));
+        }
         hwdb_free(h);
 
         /* systemd-hwdb compiles the same root; devman's reader gives the table's answers. */
