@@ -44,6 +44,7 @@ struct frame {
 
 struct hwdb {
         char *path;
+        char *root;    /* set when path was found by searching the standard locations */
         const uint8_t *map;
         uint64_t size;
         struct stat st;
@@ -89,6 +90,7 @@ struct hwdb *hwdb_free(struct hwdb *h)
         if (h->map)
                 munmap((void *)h->map, h->size);
         free(h->path);
+        free(h->root);
         free(h->pattern);
         free(h->stack);
         free(h->sets);
@@ -196,8 +198,16 @@ int hwdb_open(const char *root, const char *path, struct hwdb **ret)
                 if (!p)
                         return -ENOMEM;
                 int r = open_one(p, ret);
-                if (r != -ENOENT)
-                        return r;
+                if (r == -ENOENT)
+                        continue;
+                if (r >= 0) {
+                        (*ret)->root = strdup(isempty(root) ? "/" : root);
+                        if (!(*ret)->root) {
+                                *ret = hwdb_free(*ret);
+                                return -ENOMEM;
+                        }
+                }
+                return r;
         }
         return -ENOENT;
 }
@@ -211,6 +221,18 @@ bool hwdb_is_stale(const struct hwdb *h)
 {
         struct stat st;
 
+        if (h->root) {
+                /* A database that appeared at a location searched earlier wins now. */
+                for (size_t i = 0; hwdb_bin_paths[i]; i++) {
+                        _cleanup_free_ char *p = path_join_root(h->root, hwdb_bin_paths[i]);
+                        if (!p)
+                                return false; /* cannot tell; keep what works */
+                        if (streq(p, h->path))
+                                break;
+                        if (access(p, F_OK) == 0)
+                                return true;
+                }
+        }
         if (stat(h->path, &st) < 0)
                 return true;
         return st.st_dev != h->st.st_dev || st.st_ino != h->st.st_ino || st.st_size != h->st.st_size ||
@@ -639,5 +661,23 @@ int hwdb_foreach(struct hwdb *h, const char *modalias,
                 if (r < 0)
                         return r;
         }
+        return n;
+}
+
+int hwdb_query(const char *root, const char *path, const char *modalias, FILE *out)
+{
+        _cleanup_(hwdb_freep) struct hwdb *h = NULL;
+        const struct hwdb_property *props;
+        int r, n;
+
+        r = hwdb_open(root, path, &h);
+        if (r < 0)
+                return r;
+        n = hwdb_lookup(h, modalias, &props);
+        if (n < 0)
+                return n;
+        for (int i = 0; i < n; i++)
+                if (fprintf(out, "%s=%s\n", props[i].key, props[i].value) < 0)
+                        return -EIO;
         return n;
 }

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct hwdb;
 
@@ -37,8 +38,9 @@ struct hwdb *hwdb_free(struct hwdb *h);
 /* The file that was opened. */
 const char *hwdb_get_path(const struct hwdb *h);
 
-/* True when the database file on disk was replaced or modified since the handle was opened
- * (or no database exists any more), i.e. the caller should reopen. */
+/* True when the database file on disk was replaced or modified since the handle was opened,
+ * no longer exists, or (for a handle opened by searching) a database now exists at a location
+ * searched earlier: the caller should reopen. */
 bool hwdb_is_stale(const struct hwdb *h);
 
 /* Lets go of the resident pages of the mapping. Lookups fault in the pages they touch, and
@@ -58,6 +60,11 @@ int hwdb_lookup(struct hwdb *h, const char *modalias, const struct hwdb_property
  * negative value cb returns. Returns the number of properties otherwise. */
 int hwdb_foreach(struct hwdb *h, const char *modalias,
                  int (*cb)(const struct hwdb_property *p, void *userdata), void *userdata);
+
+/* The query helper behind `devmanadm hwdb --test=`: opens the database as hwdb_open() does,
+ * looks modalias up and prints "KEY=VALUE" lines to out, as `systemd-hwdb query` does.
+ * Returns the number of properties or -errno (not logged). */
+int hwdb_query(const char *root, const char *path, const char *modalias, FILE *out);
 
 /* Standard locations searched by hwdb_open(), NULL-terminated. */
 extern const char *const hwdb_bin_paths[];

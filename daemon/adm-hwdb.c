@@ -24,29 +24,21 @@ static void help(void)
 
 static int query(const char *root, const char *file, const char *modalias)
 {
-        struct hwdb *h = NULL;
-        const struct hwdb_property *props;
-        int r, n;
-
-        r = hwdb_open(root, file, &h);
+        int r = hwdb_query(root, file, modalias, stdout);
         if (r == -ENOENT && !file) {
                 log_error("No hwdb.bin found%s%s; run 'devmanadm hwdb --update'.", root ? " below " : "",
                           strempty(root));
                 return 1;
         }
+        if (r == -EBADMSG) {
+                log_error("The hardware database%s%s is corrupt or not a hwdb.bin.", file ? " " : "",
+                          strempty(file));
+                return 1;
+        }
         if (r < 0) {
-                log_error_errno(r, "Failed to open the hardware database: %m");
+                log_error_errno(r, "Failed to query the hardware database: %m");
                 return 1;
         }
-        n = hwdb_lookup(h, modalias, &props);
-        if (n < 0) {
-                log_error_errno(n, "Lookup in %s failed: %m", hwdb_get_path(h));
-                hwdb_free(h);
-                return 1;
-        }
-        for (int i = 0; i < n; i++)
-                printf("%s=%s\n", props[i].key, props[i].value);
-        hwdb_free(h);
         return fflush(stdout) == 0 ? 0 : 1;
 }
 

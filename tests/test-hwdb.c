@@ -329,6 +329,17 @@ static void test_compile_and_lookup(void)
                 }
         sd_hwdb_unref(sd);
 
+        /* The query helper prints what the reader returns. */
+        char *text = NULL;
+        size_t text_len = 0;
+        FILE *mf = open_memstream(&text, &text_len);
+        CHECK_INT(hwdb_query(root, "/devman.bin", "dup:x", mf), 2);
+        fclose(mf);
+        char *st = sorted(text);
+        CHECK_STR(st, "DUP=2\nEQ=a=b\n");
+        free(st);
+        free(text);
+
         /* Replacing the file makes the handle stale; until then it is current. */
         if (h) {
                 CHECK(!hwdb_is_stale(h));
@@ -349,6 +360,15 @@ static void test_compile_and_lookup(void)
                 CHECK_STR(hwdb_get_path(h), sysbin);
                 free(sysbin);
                 check_table(h, "systemd-hwdb compiler + devman reader");
+                CHECK(!hwdb_is_stale(h));
+                /* a database appearing earlier in the search order makes the handle stale */
+                char *etc_systemd = path_in(root, "/etc/systemd/hwdb");
+                mkdir_p(etc_systemd);
+                char *earlier = path_in(root, "/etc/systemd/hwdb/hwdb.bin");
+                CHECK_INT(copy_file(out, earlier), 0);
+                CHECK(hwdb_is_stale(h));
+                free(earlier);
+                free(etc_systemd);
         }
         hwdb_free(h);
 
