@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 
 #include "hwdb-compile.h"
+#include "hwdb-format.h"
 #include "hwdb-oracle.h"
 #include "hwdb.h"
 #include "log.h"
@@ -122,6 +123,31 @@ static int run(const char *cmd)
         return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* Copies Debian's hwdb sources into dir. */
+static void copy_sources(const char *dir)
+{
+        DIR *d = opendir(DEBIAN_SRC);
+        struct dirent *de;
+        size_t copied = 0;
+
+        CHECK(d != NULL);
+        mkdir_p(dir);
+        while (d && (de = readdir(d))) {
+                if (de->d_name[0] == '.')
+                        continue;
+                char *from, *to;
+                CHECK(asprintf(&from, DEBIAN_SRC "/%s", de->d_name) > 0);
+                CHECK(asprintf(&to, "%s/%s", dir, de->d_name) > 0);
+                CHECK_INT(copy_file(from, to), 0);
+                copied++;
+                free(from);
+                free(to);
+        }
+        if (d)
+                closedir(d);
+        CHECK(copied > 10);
+}
+
 static void test_compilers_agree(void)
 {
         char root[] = "/tmp/test-hwdb-debian.XXXXXX";
@@ -135,24 +161,7 @@ static void test_compilers_agree(void)
         mkdir_p(srcdir);
 
         /* The same sources for both compilers, in a private root. */
-        DIR *d = opendir(DEBIAN_SRC);
-        CHECK(d != NULL);
-        struct dirent *de;
-        size_t copied = 0;
-        while (d && (de = readdir(d))) {
-                if (de->d_name[0] == '.')
-                        continue;
-                char *from, *to;
-                CHECK(asprintf(&from, DEBIAN_SRC "/%s", de->d_name) > 0);
-                CHECK(asprintf(&to, "%s/%s", srcdir, de->d_name) > 0);
-                CHECK_INT(copy_file(from, to), 0);
-                copied++;
-                free(from);
-                free(to);
-        }
-        if (d)
-                closedir(d);
-        CHECK(copied > 10);
+        copy_sources(srcdir);
 
         CHECK(asprintf(&cmd, "systemd-hwdb update --root='%s'", root) > 0);
         CHECK_INT(run(cmd), 0);
@@ -197,4 +206,46 @@ static void test_compilers_agree(void)
         free(dm_bin);
 }
 
-TEST_MAIN(TEST(test_reader_on_debian_bin), TEST(test_compilers_agree))
+/* `udevadm hwdb --update` writes the old format (value entries without source file, line
+ * and priority; later entries simply win): devman's reader follows sd-hwdb there too. */
+static void test_v1_format(void)
+{
+        char root[] = "/tmp/test-hwdb-debian.XXXXXX";
+        struct strlist l = {0};
+        char *srcdir, *bin, *cmd;
+
+        CHECK(mkdtemp(root) != NULL);
+        CHECK(asprintf(&srcdir, "%s" DEBIAN_SRC, root) > 0);
+        CHECK(asprintf(&bin, "%s/etc/udev/hwdb.bin", root) > 0);
+        copy_sources(srcdir);
+        CHECK(asprintf(&cmd, "udevadm hwdb --update --root='%s' 2>/dev/null", root) > 0);
+        CHECK_INT(run(cmd), 0);
+        free(cmd);
+
+        FILE *f = fopen(bin, "re");
+        uint8_t hdr[HWDB_HEADER_SIZE];
+        CHECK(f && fread(hdr, 1, sizeof(hdr), f) == sizeof(hdr));
+        if (f)
+                fclose(f);
+        CHECK_INT(hwdb_rd64(hdr + HWDB_HDR_VALUE_ENTRY_SIZE), HWDB_VALUE_V1_SIZE);
+
+        lookup_strings(&l, 4);
+        sd_hwdb *sd = NULL;
+        struct hwdb *dm = NULL;
+        CHECK_INT(sd_hwdb_new_from_path(bin, &sd), 0);
+        CHECK_INT(hwdb_open(NULL, bin, &dm), 0);
+        if (sd && dm) {
+                CHECK(compare("devman reader on udevadm's v1 hwdb.bin", dm, NULL, sd, &l) > l.n / 2);
+                const struct hwdb_property *p;
+                CHECK(hwdb_lookup(dm, "usb:v1D6Bp0002", &p) > 0);
+                CHECK(p && p[0].filename == NULL && p[0].line == 0);
+        }
+        hwdb_free(dm);
+        sd_hwdb_unref(sd);
+        strlist_done(&l);
+        rm_rf_tmp(root);
+        free(srcdir);
+        free(bin);
+}
+
+TEST_MAIN(TEST(test_reader_on_debian_bin), TEST(test_compilers_agree), TEST(test_v1_format))
