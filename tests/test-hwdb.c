@@ -664,5 +664,87 @@ static void test_many_properties(void)
         rm_rf_tmp(root);
 }
 
-TEST_MAIN(TEST(test_sources_listing), TEST(test_many_properties), TEST(test_syntax_errors_counted), TEST(test_compile_and_lookup),
+/* Odd but legal input parsed as systemd-hwdb parses it: CRLF line ends, tab-indented lines
+ * (which are match lines), '#' inside values, empty values, keys with inner blanks, blank
+ * runs before keys, a record without a final newline. systemd-hwdb compiles the same root;
+ * both databases must answer alike (sd-hwdb reads both) for lookups aimed at every record. */
+static void test_syntax_like_systemd(void)
+{
+        static const char odd[] =
+                "crlf:*\r\n"
+                " CRLF=yes\r\n"
+                "\r\n"
+                "tab:*\n"
+                "\ttab:also*\n"
+                " TAB=1\n"
+                "\n"
+                "hash:*\n"
+                " HASH=before#after\n"
+                " EMPTY=\n"
+                " KEY WITH SPACE=v\n"
+                " \t BLANKS=v\n"
+                "  TRAIL=v   \n"
+                "#comment:*\n"
+                " COMMENTED=1\n"
+                "\n"
+                "dupmatch:*\n"
+                "dupmatch:*\n"
+                " DUPMATCH=1\n"
+                "\n"
+                "nofinal:x\n"
+                " NOFINAL=1";
+        static const char *const lookups[] = {
+                "crlf:a", "tab:b", "\ttab:also", "\ttab:alsoX", "hash:z", "#comment:z", "dupmatch:q", "nofinal:x",
+                "none",
+        };
+        char root[] = "/tmp/test-hwdb.XXXXXX";
+        CHECK(mkdtemp(root) != NULL);
+        write_in(root, "/etc/udev/hwdb.d/50-odd.hwdb", odd);
+        char *out = path_in(root, "/devman.bin"), *sysbin = path_in(root, "/etc/udev/hwdb.bin"), *cmd;
+        CHECK_INT(hwdb_update(root, out, false), 0);
+        CHECK(asprintf(&cmd, "systemd-hwdb update --root='%s' 2>/dev/null", root) > 0);
+        CHECK_INT(run(cmd), 0);
+        free(cmd);
+
+        sd_hwdb *sd_sys = NULL, *sd_dm = NULL;
+        struct hwdb *dm = NULL;
+        CHECK_INT(sd_hwdb_new_from_path(sysbin, &sd_sys), 0);
+        CHECK_INT(sd_hwdb_new_from_path(out, &sd_dm), 0);
+        CHECK_INT(hwdb_open(NULL, out, &dm), 0);
+        size_t nonempty = 0;
+        if (sd_sys && sd_dm && dm)
+                for (size_t i = 0; i < ELEMENTSOF(lookups); i++) {
+                        char *want = render_systemd(sd_sys, lookups[i]), *a = render_systemd(sd_dm, lookups[i]),
+                             *b = render_devman(dm, lookups[i]);
+                        CHECK(want && a && b);
+                        if (want && a && b) {
+                                if (!streq(want, a) || !streq(want, b))
+                                        fprintf(stderr, "lookup \"%s\"\n", lookups[i]);
+                                CHECK_STR(a, want);
+                                CHECK_STR(b, want);
+                                nonempty += *want != '\0';
+                        }
+                        free(want);
+                        free(a);
+                        free(b);
+                }
+        CHECK_INT(nonempty, 7);
+        /* and a few answers spelled out */
+        if (dm) {
+                char *x = render_devman(dm, "hash:z");
+                char *sx = x ? sorted(x) : NULL;
+                /* the comment line is skipped, so COMMENTED continues the hash record */
+                CHECK_STR(sx, "BLANKS=v\nCOMMENTED=1\nEMPTY=\nHASH=before\nKEY WITH SPACE=v\nTRAIL=v\n");
+                free(x);
+                free(sx);
+        }
+        hwdb_free(dm);
+        sd_hwdb_unref(sd_sys);
+        sd_hwdb_unref(sd_dm);
+        free(out);
+        free(sysbin);
+        rm_rf_tmp(root);
+}
+
+TEST_MAIN(TEST(test_sources_listing), TEST(test_syntax_like_systemd), TEST(test_many_properties), TEST(test_syntax_errors_counted), TEST(test_compile_and_lookup),
           TEST(test_open_errors), TEST(test_corrupt_and_truncated), TEST(test_glob_cycle))
