@@ -128,24 +128,26 @@ enum {
         MODE_OFF,     /* no pruning for this pattern any more */
 };
 
+/* Texts longer than this are matched without pruning: a position set per trie level would
+ * cost more than it saves (lookup strings are modaliases, well below this). */
+#define GLOB_PRUNE_MAX_LEN 8192
+
 void glob_text_init(struct glob_text *t, const char *s)
 {
         t->s = s;
         t->len = strlen(s);
-        t->words = t->len / 64 + 1;
-        t->ascii = true;
-        for (size_t i = 0; i < t->len; i++)
-                if ((unsigned char)s[i] >= 0x80) {
-                        t->ascii = false;
-                        break;
-                }
+        t->prune = t->len <= GLOB_PRUNE_MAX_LEN;
+        for (size_t i = 0; t->prune && i < t->len; i++)
+                if ((unsigned char)s[i] >= 0x80)
+                        t->prune = false;
+        t->words = t->prune ? t->len / 64 + 1 : 1;
 }
 
 void glob_state_start(const struct glob_text *t, struct glob_state *st)
 {
         memset(st->set, 0, t->words * sizeof(uint64_t));
         st->set[0] = 1;
-        st->mode = t->ascii ? MODE_NORMAL : MODE_OFF;
+        st->mode = t->prune ? MODE_NORMAL : MODE_OFF;
         st->bracket_start = 0;
 }
 

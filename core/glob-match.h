@@ -21,13 +21,14 @@ bool glob_match(const char *pattern, const char *s);
  * patterns) against a fixed text. The state is the set of text positions the pattern so far
  * can have consumed up to; when it is empty no pattern starting with these bytes can match,
  * and the walk may skip the whole subtree. Conservative: syntax the fast path does not model
- * (escapes, bracket classes, non-ASCII) switches pruning off for the rest of that pattern.
+ * (escapes, bracket classes, non-ASCII) switches pruning off for the rest of that pattern;
+ * non-ASCII or very long texts are not pruned at all.
  * The final decision is still glob_match()'s. */
 struct glob_text {
         const char *s;
         size_t len;
         size_t words; /* bitset size in 64-bit words: positions 0..len */
-        bool ascii;
+        bool prune;   /* false for non-ASCII or very long texts: states stay "viable" */
 };
 
 struct glob_state {

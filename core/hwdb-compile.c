@@ -3,7 +3,6 @@
 
 #include <ctype.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <sys/stat.h>
 
 #include "hashmap.h"

@@ -187,6 +187,7 @@ static void test_prefix_pruning(void)
         };
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 glob_state_start(&t, &st);
+                CHECK(t.prune);
                 for (size_t k = 0; cases[i].pattern[k]; k++)
                         glob_state_feed(&t, &st, cases[i].pattern, k);
                 if (glob_state_viable(&t, &st) != cases[i].viable)
@@ -195,4 +196,31 @@ static void test_prefix_pruning(void)
         }
 }
 
-TEST_MAIN(TEST(test_known), TEST(test_differential), TEST(test_prefix_pruning))
+/* Texts the pruning does not model: every prefix stays viable. */
+static void test_no_pruning(void)
+{
+        char *huge = malloc(100001);
+        memset(huge, 'a', 100000);
+        huge[100000] = '\0';
+        static const char *const texts[] = {"caf\xc3\xa9", NULL};
+        uint64_t set[2];
+        struct glob_text t;
+        struct glob_state st = {.set = set};
+
+        for (int k = 0; k < 2; k++) {
+                glob_text_init(&t, texts[k] ? texts[k] : huge);
+                CHECK(!t.prune);
+                CHECK_INT(t.words, 1);
+                glob_state_start(&t, &st);
+                const char *p = "zzz";
+                for (size_t i = 0; p[i]; i++)
+                        glob_state_feed(&t, &st, p, i);
+                CHECK(glob_state_viable(&t, &st));
+        }
+        CHECK(glob_match("*a", huge));
+        CHECK(!glob_match("*b", huge));
+        CHECK(glob_match("caf?*", texts[0]));
+        free(huge);
+}
+
+TEST_MAIN(TEST(test_known), TEST(test_differential), TEST(test_prefix_pruning), TEST(test_no_pruning))

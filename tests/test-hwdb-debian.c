@@ -44,6 +44,20 @@ static void lookup_strings(struct strlist *l, unsigned keep)
         for (size_t i = 0; i < ELEMENTSOF(fixed); i++)
                 strlist_add(l, fixed[i]);
 
+        /* Non-ASCII and very long strings take the reader's unpruned path. */
+        strlist_add(l, "mouse:usb:v046dp4041:name:Caf\xc3\xa9 Trackball \xff:");
+        strlist_add(l, "evdev:name:Kensington \xe2\x80\x9cTrackball\xe2\x80\x9d:phys:usb-0000:00:14.0-2/input0:ev:17:");
+        char *huge = malloc(20001);
+        CHECK(huge != NULL);
+        if (huge) {
+                strcpy(huge, "evdev:atkbd:dmi:bvnLENOVO:svnLENOVO:pn");
+                size_t n = strlen(huge);
+                memset(huge + n, 'X', 20000 - n - 1);
+                strcpy(huge + 20000 - 2, ":");
+                strlist_add(l, huge);
+                free(huge);
+        }
+
         /* This machine's DMI string, as udev's hwdb builtin would look it up. */
         FILE *f = fopen("/sys/class/dmi/id/modalias", "re");
         if (f) {
