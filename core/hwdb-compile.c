@@ -9,6 +9,7 @@
 #include "hwdb-format.h"
 #include "log.h"
 #include "macros.h"
+#include "strv.h"
 
 /* Source lines longer than this are an error (systemd's limit too). */
 #define HWDB_LINE_MAX (1024 * 1024)
@@ -703,15 +704,6 @@ static char *root_join(const char *root, const char *path)
         return s;
 }
 
-char **hwdb_source_files_free(char **files)
-{
-        if (!files)
-                return NULL;
-        for (char **p = files; *p; p++)
-                free(*p);
-        return mfree(files);
-}
-
 static int cmp_basename(const void *a, const void *b)
 {
         const char *x = strrchr(*(char *const *)a, '/'), *y = strrchr(*(char *const *)b, '/');
@@ -781,7 +773,7 @@ int hwdb_source_files(const char *root, char ***ret)
         *ret = files;
         return (int)n;
 fail:
-        hwdb_source_files_free(files);
+        strv_free(files);
         return r;
 }
 
@@ -824,7 +816,7 @@ int hwdb_update(const char *root, const char *output_path, bool strict)
         if (n < 0)
                 return log_error_errno(n, "Failed to enumerate hwdb sources: %m");
         if (n == 0) {
-                hwdb_source_files_free(files);
+                strv_free(files);
                 if (unlink(output) < 0) {
                         if (errno != ENOENT)
                                 return log_error_errno(errno, "Failed to remove %s: %m", output);
@@ -834,13 +826,13 @@ int hwdb_update(const char *root, const char *output_path, bool strict)
                 return 0;
         }
         if (n > UINT16_MAX) {
-                hwdb_source_files_free(files);
+                strv_free(files);
                 return log_error_errno(E2BIG, "Too many hwdb source files (%d).", n);
         }
 
         c = hwdb_compiler_new();
         if (!c) {
-                hwdb_source_files_free(files);
+                strv_free(files);
                 return log_oom();
         }
 
@@ -863,7 +855,7 @@ int hwdb_update(const char *root, const char *output_path, bool strict)
                 }
                 errors += r;
         }
-        hwdb_source_files_free(files);
+        strv_free(files);
 
         r = mkdir_parents(output);
         if (r < 0)

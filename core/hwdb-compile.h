@@ -32,11 +32,10 @@ int hwdb_compiler_add_file(struct hwdb_compiler *c, const char *path, const char
  * 0444. Returns 0 or -errno (not logged). */
 int hwdb_compiler_write(struct hwdb_compiler *c, const char *output);
 
-/* Lists the source files under root (NULL or "" for "/") in processing order, as a
- * NULL-terminated array of root-prefixed paths the caller frees with strv_free-like code
- * (hwdb_source_files_free). Returns the number of files or -errno. */
+/* Lists the source files under root (NULL or "" for "/") in processing order, as an strv of
+ * root-prefixed paths the caller frees with strv_free(). Returns the number of files or
+ * -errno. */
 int hwdb_source_files(const char *root, char ***ret);
-char **hwdb_source_files_free(char **files);
 
 /* Compiles all sources under root into output (NULL: <root>/etc/udev/hwdb.bin; an explicit
  * output is used as given, not below root), creating missing parent directories. With no sources, removes the output, as systemd does.

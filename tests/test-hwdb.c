@@ -18,6 +18,7 @@
 #include "hwdb.h"
 #include "log.h"
 #include "macros.h"
+#include "strv.h"
 #include "test-util.h"
 
 /* 10-base.hwdb: line numbers matter for the error count below (6 syntax errors). */
@@ -207,7 +208,7 @@ static void test_sources_listing(void)
                 }
                 CHECK(files[4] == NULL);
         }
-        hwdb_source_files_free(files);
+        strv_free(files);
         rm_rf_tmp(root);
 
         /* Without merged /usr: /usr/lib hides /lib, /etc hides both. */
@@ -230,7 +231,7 @@ static void test_sources_listing(void)
                 free(b);
                 free(c);
         }
-        hwdb_source_files_free(files);
+        strv_free(files);
         rm_rf_tmp(root2);
 }
 
