@@ -383,6 +383,14 @@ static void test_open_errors(void)
         CHECK(mkdtemp(root) != NULL);
         struct hwdb *h = NULL;
 
+        /* No sources: nothing to compile, and a stale database goes away (as with systemd). */
+        write_in(root, "/etc/udev/hwdb.bin", "old");
+        char *old = path_in(root, "/etc/udev/hwdb.bin");
+        CHECK_INT(hwdb_update(root, NULL, true), 0);
+        CHECK(access(old, F_OK) < 0 && errno == ENOENT);
+        CHECK_INT(hwdb_update(root, NULL, true), 0);
+        free(old);
+
         CHECK_INT(hwdb_open(root, NULL, &h), -ENOENT);
         CHECK_INT(hwdb_open(root, "/nope.bin", &h), -ENOENT);
         write_in(root, "/empty.bin", "");
