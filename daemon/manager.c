@@ -46,6 +46,9 @@ enum {
  * it at start means the previous daemon crashed. */
 #define RUNNING_MARKER ".devmand-running"
 
+/* The largest kernel socket receive buffer an overflow may grow it to. */
+#define MAX_RCVBUF (128 * 1024 * 1024)
+
 /* How long the queue must stay empty before memory is trimmed. */
 #define IDLE_TRIM_USEC (2 * 1000000ULL)
 
@@ -84,6 +87,7 @@ struct manager {
         bool resync_pending;  /* the kernel dropped events: rescan sysfs when the queue drains */
         bool exiting;
         bool marker;          /* RUNNING_MARKER created by us */
+        int rcvbuf;           /* the kernel socket's receive buffer size we asked for */
         int exit_status;
 };
 
@@ -333,6 +337,12 @@ static int on_kernel(sd_event_source *s, int fd, uint32_t revents, void *userdat
                         break;
                 if (r == -ENOBUFS) {
                         log_warning("The kernel dropped uevents (receive buffer overflow); will resynchronise");
+                        /* a buffer that overflowed once will again: grow it */
+                        if (m->rcvbuf < MAX_RCVBUF) {
+                                m->rcvbuf = m->rcvbuf * 2 > MAX_RCVBUF ? MAX_RCVBUF : m->rcvbuf * 2;
+                                if (uevent_listener_set_rcvbuf(m->listener, m->rcvbuf) >= 0)
+                                        log_notice("Kernel socket receive buffer raised to %d bytes", m->rcvbuf);
+                        }
                         m->resync_pending = true;
                         update_queue_file(m);
                         schedule_start(m);
@@ -679,6 +689,7 @@ static int setup_listening(struct manager *m)
 {
         int r;
 
+        m->rcvbuf = m->opt.rcvbuf;
         r = uevent_listener_new(m->opt.listen_fd_kernel, m->opt.rcvbuf, &m->listener);
         m->opt.listen_fd_kernel = -1;
         if (r < 0)
