@@ -10,7 +10,7 @@
 /* Kept sorted by name. Entries with run == NULL are names known to the rules language whose
  * implementation lands in its own file later; see builtin.h. */
 static const struct builtin builtins[] = {
-        {.name = "blkid", .help = "Filesystem and partition probing", .run_once = true},
+        {.name = "blkid", .run = builtin_blkid, .help = "Filesystem and partition probing", .run_once = true},
         {.name = "btrfs", .help = "btrfs volume management"},
         {.name = "hwdb", .help = "Hardware database"},
         {.name = "input_id", .help = "Input device properties", .run_once = true},

@@ -19,6 +19,8 @@
 /* Per-daemon state shared by all builtins (hwdb handle, kmod context, …), owned by the caller. */
 struct builtin_ctx {
         const char *sysfs_root; /* "/sys" or a fixture tree */
+        const char *root;       /* prefix of configuration and module files (.link files,
+                                 * /lib/modules) for tests; NULL means "/" */
         void *state[16];        /* per-builtin private state, indexed by table position */
 };
 
@@ -52,3 +54,6 @@ int builtin_add_property(struct device *dev, bool test, const char *key, const c
 /* Calls init/exit of every builtin that has one. builtin_init_all() returns the first error. */
 int builtin_init_all(struct builtin_ctx *ctx);
 void builtin_exit_all(struct builtin_ctx *ctx);
+
+/* Implementations, one file each (core/builtin-<name>.c); they have the signature of .run. */
+int builtin_blkid(struct builtin_ctx *ctx, struct device *dev, int argc, char **argv, bool test);
