@@ -9,7 +9,7 @@
 #include <inttypes.h>
 #include <sys/stat.h>
 
-#include "builtin.h"
+#include "builtin-blkid.h"
 #include "encode.h"
 #include "log.h"
 

@@ -4,6 +4,8 @@
 #include <ctype.h>
 
 #include "log.h"
+#include "builtin-blkid.h"
+#include "builtin-net_id.h"
 #include "cmdline.h"
 #include "strv.h"
 
@@ -16,7 +18,7 @@ static const struct builtin builtins[] = {
         {.name = "input_id", .help = "Input device properties", .run_once = true},
         {.name = "keyboard", .help = "Keyboard scancode mapping and touchpad/pointingstick characteristics"},
         {.name = "kmod", .help = "Kernel module loader"},
-        {.name = "net_id", .help = "Network device properties", .run_once = true},
+        {.name = "net_id", .run = builtin_net_id, .exit = builtin_net_id_exit, .help = "Network device properties", .run_once = true},
         {.name = "net_setup_link", .help = "Configure network link"},
         {.name = "path_id", .help = "Compose persistent device path", .run_once = true},
         {.name = "uaccess", .help = "Manage device node user ACL"},

@@ -54,6 +54,3 @@ int builtin_add_property(struct device *dev, bool test, const char *key, const c
 /* Calls init/exit of every builtin that has one. builtin_init_all() returns the first error. */
 int builtin_init_all(struct builtin_ctx *ctx);
 void builtin_exit_all(struct builtin_ctx *ctx);
-
-/* Implementations, one file each (core/builtin-<name>.c); they have the signature of .run. */
-int builtin_blkid(struct builtin_ctx *ctx, struct device *dev, int argc, char **argv, bool test);
