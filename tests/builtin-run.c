@@ -3,8 +3,9 @@
  * Test helper: runs one builtin on one device, the way the rules engine does, and prints the
  * properties it set ("KEY=VALUE", sorted), to compare with `udevadm test-builtin`.
  *
- *   builtin-run [--sysfs ROOT] [--root PREFIX] [--dev-root DIR] PATH COMMAND
+ *   builtin-run [--sysfs ROOT] [--root PREFIX] [--dev-root DIR] [--property KEY=VALUE]... PATH COMMAND
  *
+ * --property sets a property on the device first (what earlier rules would have imported).
  * PATH is a devpath or a /sys path (resolved in ROOT); COMMAND is the builtin command line
  * ("blkid --noraid"). Exit status: 0, 1 when the builtin failed, 2 for bad usage.
  */
@@ -26,15 +27,21 @@ int main(int argc, char **argv)
                 {"sysfs", required_argument, NULL, 's'},
                 {"root", required_argument, NULL, 'r'},
                 {"dev-root", required_argument, NULL, 'd'},
+                {"property", required_argument, NULL, 'p'},
                 {},
         };
         const char *sysfs = "/sys", *root = NULL, *dev_root = "/dev";
+        char **props = NULL;
         int c;
         while ((c = getopt_long(argc, argv, "", options, NULL)) >= 0)
                 switch (c) {
                 case 's': sysfs = optarg; break;
                 case 'r': root = optarg; break;
                 case 'd': dev_root = optarg; break;
+                case 'p':
+                        if (!strchr(optarg, '=') || strv_push_copy(&props, optarg) < 0)
+                                return 2;
+                        break;
                 default: return 2;
                 }
         if (argc - optind != 2) {
@@ -55,6 +62,13 @@ int main(int argc, char **argv)
                 fprintf(stderr, "builtin-run: %s: %s\n", argv[optind], strerror(-r));
                 return 1;
         }
+        STRV_FOREACH(p, props) {
+                char *eq = strchr(*p, '=');
+                *eq = '\0';
+                if (props_set(&dev->props, *p, eq + 1, PROP_KERNEL) < 0)
+                        return 1;
+        }
+        props = strv_free(props);
         const struct builtin *b = builtin_lookup(argv[optind + 1]);
         if (!b) {
                 fprintf(stderr, "builtin-run: unknown builtin in '%s'\n", argv[optind + 1]);
