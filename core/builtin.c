@@ -5,6 +5,7 @@
 
 #include "log.h"
 #include "builtin-blkid.h"
+#include "builtin-kmod.h"
 #include "builtin-net_id.h"
 #include "builtin-net_setup_link.h"
 #include "cmdline.h"
@@ -18,7 +19,7 @@ static const struct builtin builtins[] = {
         {.name = "hwdb", .help = "Hardware database"},
         {.name = "input_id", .help = "Input device properties", .run_once = true},
         {.name = "keyboard", .help = "Keyboard scancode mapping and touchpad/pointingstick characteristics"},
-        {.name = "kmod", .help = "Kernel module loader"},
+        {.name = "kmod", .run = builtin_kmod, .exit = builtin_kmod_exit, .help = "Kernel module loader"},
         {.name = "net_id", .run = builtin_net_id, .exit = builtin_net_id_exit, .help = "Network device properties", .run_once = true},
         {.name = "net_setup_link", .run = builtin_net_setup_link, .exit = builtin_net_setup_link_exit, .help = "Configure network link"},
         {.name = "path_id", .help = "Compose persistent device path", .run_once = true},

@@ -5,7 +5,8 @@
  *
  *   builtin-run [--sysfs ROOT] [--root PREFIX] [--dev-root DIR] [--property KEY=VALUE]... PATH COMMAND
  *
- * --property sets a property on the device first (what earlier rules would have imported).
+ * --property sets a property on the device first (what earlier rules would have imported);
+ * --test runs the builtin in test mode; --repeat=N runs it N times with one builtin context.
  * PATH is a devpath or a /sys path (resolved in ROOT); COMMAND is the builtin command line
  * ("blkid --noraid"). Exit status: 0, 1 when the builtin failed, 2 for bad usage.
  */
@@ -28,16 +29,22 @@ int main(int argc, char **argv)
                 {"root", required_argument, NULL, 'r'},
                 {"dev-root", required_argument, NULL, 'd'},
                 {"property", required_argument, NULL, 'p'},
+                {"test", no_argument, NULL, 't'},
+                {"repeat", required_argument, NULL, 'n'},
                 {},
         };
         const char *sysfs = "/sys", *root = NULL, *dev_root = "/dev";
         char **props = NULL;
+        bool test = false;
+        int repeat = 1;
         int c;
         while ((c = getopt_long(argc, argv, "", options, NULL)) >= 0)
                 switch (c) {
                 case 's': sysfs = optarg; break;
                 case 'r': root = optarg; break;
                 case 'd': dev_root = optarg; break;
+                case 't': test = true; break;
+                case 'n': repeat = atoi(optarg); break;
                 case 'p':
                         if (!strchr(optarg, '=') || strv_push_copy(&props, optarg) < 0)
                                 return 2;
@@ -76,8 +83,8 @@ int main(int argc, char **argv)
         }
         struct builtin_ctx ctx = {.sysfs_root = sysfs, .root = root};
         r = builtin_init_all(&ctx);
-        if (r >= 0)
-                r = builtin_run(b, &ctx, dev, argv[optind + 1], false);
+        for (int i = 0; r >= 0 && i < repeat; i++)
+                r = builtin_run(b, &ctx, dev, argv[optind + 1], test);
         builtin_exit_all(&ctx);
         if (r < 0) {
                 fprintf(stderr, "builtin-run: %s: %s\n", argv[optind + 1], strerror(-r));
@@ -98,7 +105,7 @@ int main(int argc, char **argv)
                 }
         if (n > 0)
                 qsort(lines, n, sizeof(char *), cmp_str);
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; !test && i < n; i++) /* test mode printed them already */
                 printf("%s\n", lines[i]);
         free(lines);
         return 0;
