@@ -64,6 +64,20 @@ compare gpt.img "blkid --offset=1048576"
 compare dos.img blkid
 compare floppy.img blkid
 compare zero.img blkid
+# btrfs ready: the same answer (or the same refusal) as the reference on the same loop device;
+# without a btrfs-control node the volume is not ready
+losetup "$loop" "$tmp/ext4.img"
+ref=$(udevadm test-builtin "btrfs ready $loop" "/sys/block/loop$base" 2>/dev/null | grep '=' ); rrc=$?
+mine=$(DEVMAN_LOG_LEVEL=err "$build/tests/builtin-run" "/sys/block/loop$base" "btrfs ready $loop" 2>/dev/null); mrc=$?
+if [ "$ref" = "$mine" ] && { [ $rrc -eq 0 ] || [ -z "$ref" ]; } && { [ $mrc -eq 0 ] || [ -z "$mine" ]; }; then
+    ok "btrfs ready: '$mine' like the reference"
+else
+    nok "btrfs ready: reference '$ref' (rc $rrc), devman '$mine' (rc $mrc)"
+fi
+mkdir -p "$tmp/nodev"
+if [ "$("$build/tests/builtin-run" --dev-root "$tmp/nodev" "/sys/block/loop$base" "btrfs ready $loop")" = "ID_BTRFS_READY=0" ]; then
+    ok "no btrfs-control: not ready"; else nok "no btrfs-control"; fi
+losetup -d "$loop"
 # something must have been found where we put it (guards against both sides printing nothing)
 losetup "$loop" "$tmp/ext4.img"
 if DEVMAN_LOG_LEVEL=err "$build/tests/builtin-run" "/sys/block/loop$base" blkid | grep -qx 'ID_FS_TYPE=ext4'; then
