@@ -5,7 +5,6 @@
 
 #include "builtin-kmod.h"
 #include "log.h"
-#include "strv.h"
 
 struct kmod_state {
         struct kmod_ctx *kmod; /* NULL when there are no modules */
@@ -92,33 +91,6 @@ static void module_list_freep(struct kmod_list **l)
 {
         if (*l)
                 kmod_module_unref_list(*l);
-}
-
-int builtin_kmod_resolve(struct builtin_ctx *ctx, const char *alias, char ***ret)
-{
-        struct kmod_state *s = state_get(ctx);
-        if (!s)
-                return -ENOMEM;
-        if (!s->kmod)
-                return -ENXIO;
-        _cleanup_(module_list_freep) struct kmod_list *list = NULL;
-        _cleanup_strv_free_ char **names = calloc(1, sizeof(char *));
-        if (!names)
-                return -ENOMEM;
-        int r = kmod_module_new_from_lookup(s->kmod, alias, &list);
-        if (r < 0)
-                return r;
-        struct kmod_list *it;
-        kmod_list_foreach(it, list)
-        {
-                struct kmod_module *mod = kmod_module_get_module(it);
-                r = strv_push_copy(&names, kmod_module_get_name(mod));
-                kmod_module_unref(mod);
-                if (r < 0)
-                        return r;
-        }
-        *ret = TAKE_PTR(names);
-        return 0;
 }
 
 static int load_one(struct kmod_state *s, const char *devpath, const char *alias, bool test)

@@ -11,7 +11,9 @@
  * Returns 0 (also for those), -EINVAL for a command other than "load", -ENOMEM.
  *
  * The libkmod context (and its loaded index) lives in the builtin's state slot from the
- * first run to builtin exit.
+ * first run to builtin exit. Loading is synchronous, as modprobe is: init_module() returns
+ * after the module's init function ran, which for some drivers takes a while; a caller that
+ * must not block may run `kmod load` in a child.
  */
 #pragma once
 
@@ -20,6 +22,3 @@
 int builtin_kmod(struct builtin_ctx *ctx, struct device *dev, int argc, char **argv, bool test);
 void builtin_kmod_exit(struct builtin_ctx *ctx);
 
-/* The module names a name or alias resolves to, in libkmod's order (a NULL-terminated strv
- * in *ret, possibly empty). -ENXIO when modules are not available, -ENOMEM. */
-int builtin_kmod_resolve(struct builtin_ctx *ctx, const char *alias, char ***ret);

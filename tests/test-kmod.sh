@@ -1,6 +1,6 @@
 #!/bin/sh
 # The kmod builtin and `devmanadm static-nodes` on a fake module tree: tiny relocatable objects
-# shellcheck disable=SC2016  # check() evals its condition
+# shellcheck disable=SC2016,SC2034  # check() evals its conditions
 # with a .modinfo section (aliases, devname:) compiled with cc and indexed by the real depmod
 # into ROOT/lib/modules/$(uname -r). Nothing is loaded into the kernel: kmod runs in test mode
 # (libkmod's dry run) and prints what it would load. static-nodes creates nodes in a private
