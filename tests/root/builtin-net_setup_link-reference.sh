@@ -6,6 +6,9 @@
 # entries giving each interface the properties earlier rules would have imported. Interfaces
 # are ifb, veth and bridge links. Both must print the same properties; a few names are also
 # checked by hand. Nothing outside the namespaces is touched.
+# Then, with the stock .link files only, the whole stock rule set (udevadm test against
+# devman's rules engine, devmanadm-rules test) must give each interface the same NAME and the
+# same properties (bookkeeping keys aside): the builtins as the rules call them.
 # Usage: builtin-net_setup_link-reference.sh BUILDDIR   (77 when not root / no namespaces)
 set -u
 build=${1:?build dir}
@@ -86,6 +89,22 @@ for sys in /sys/class/net/*; do
     want=$(expect "$ifc")
     if [ -n "$want" ]; then
         if grep -qx "ID_NET_NAME=$want" "$tmp/mine"; then ok "$ifc is named $want"; else nok "$ifc not named $want"; fi
+    fi
+done
+# the stock rules end to end, stock .link files, no imported properties
+rm -rf /run/systemd/network/* /run/udev/data/*
+for sys in /sys/class/net/*; do
+    ifc=${sys##*/}
+    udevadm test "$sys" >"$tmp/full" 2>"$tmp/trace"
+    grep '^[A-Z_]*=' "$tmp/full" | grep -Ev '^(ACTION|TAGS|CURRENT_TAGS|USEC_INITIALIZED)=' | sort >"$tmp/ref"
+    ref_name=$(sed -n "s/.*80-net-setup-link.rules:[0-9]* NAME '\(.*\)'$/\1/p" "$tmp/trace")
+    "$build/daemon/devmanadm-rules" test "$sys" >"$tmp/out" 2>/dev/null
+    sed -n 's/^PROPERTY //p' "$tmp/out" | grep -Ev '^(ACTION|TAGS|CURRENT_TAGS|USEC_INITIALIZED)=' | sort >"$tmp/mine"
+    my_name=$(sed -n 's/^NAME=//p' "$tmp/out")
+    if cmp -s "$tmp/ref" "$tmp/mine" && [ "$ref_name" = "$my_name" ]; then
+        ok "stock rules, $ifc: NAME '$my_name', $(wc -l <"$tmp/mine") identical properties"
+    else
+        nok "stock rules, $ifc: NAME '$ref_name' vs '$my_name'"; diff "$tmp/ref" "$tmp/mine"
     fi
 done
 echo "$pass passed, $fail failed"
