@@ -17,6 +17,8 @@ int verb_info(const struct adm_ctx *ctx, int argc, char **argv);
 int verb_tree(const struct adm_ctx *ctx, int argc, char **argv);
 int verb_classes(const struct adm_ctx *ctx, int argc, char **argv);
 int verb_static_nodes(const struct adm_ctx *ctx, int argc, char **argv);
+int verb_control(const struct adm_ctx *ctx, int argc, char **argv); /* adm-control.h */
+int verb_monitor(const struct adm_ctx *ctx, int argc, char **argv); /* adm-monitor.c */
 
 /* Settles (shared by settle, trigger --settle and coldplug): waits until the run dir's queue
  * file is gone. 0 when settled, -ETIMEDOUT, other -errno. */
