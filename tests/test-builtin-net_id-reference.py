@@ -6,7 +6,8 @@ namespace, under the default naming scheme and under older ones (NET_NAMING_SCHE
 the live machine's interfaces. The property sets must be identical; a few hand-derived names
 guard against both sides agreeing on nothing.
 
-Usage: test-builtin-net_id-reference.py BUILDDIR. Needs root, unshare and udevadm (77 otherwise)."""
+Usage: test-builtin-net_id-reference.py BUILDDIR. Needs root, unshare and udevadm (77 otherwise).
+With DEVMAN_VALGRIND=1 devman's side runs under valgrind (errors and definite leaks fail)."""
 
 import os
 import shutil
@@ -47,7 +48,10 @@ def parse(text):
 
 def main():
     build = sys.argv[1]
-    run = os.path.join(build, "tests", "builtin-run")
+    run = [os.path.join(build, "tests", "builtin-run")]
+    if os.environ.get("DEVMAN_VALGRIND") == "1":
+        run = ["valgrind", "-q", "--error-exitcode=99", "--leak-check=full", "--errors-for-leak-kinds=definite"] + run
+        SCHEMES[1:] = []  # the default scheme is enough to run every code path under valgrind
     if os.geteuid() != 0 or not shutil.which("unshare") or not shutil.which("udevadm"):
         print("skipped: needs root, unshare and udevadm")
         return 77
@@ -84,7 +88,7 @@ def main():
         for scheme in SCHEMES:
             for n in names:
                 env = dict(os.environ, NET_NAMING_SCHEME=scheme or "v252", DEVMAN_LOG_LEVEL="err")
-                mine = subprocess.run([run, "--sysfs", root, "/class/net/" + n, "net_id"], capture_output=True,
+                mine = subprocess.run(run + ["--sysfs", root, "/class/net/" + n, "net_id"], capture_output=True,
                                       text=True, env=env)
                 want = parse("\n".join(ref.get((scheme, n), [])))
                 got = parse(mine.stdout)
@@ -101,7 +105,7 @@ def main():
         env.pop("NET_NAMING_SCHEME", None)
         want = parse(subprocess.run(["udevadm", "test-builtin", "net_id", "/sys/class/net/" + n],
                                     capture_output=True, text=True, env=env).stdout)
-        mine = subprocess.run([run, "/sys/class/net/" + n, "net_id"], capture_output=True, text=True,
+        mine = subprocess.run(run + ["/sys/class/net/" + n, "net_id"], capture_output=True, text=True,
                               env=dict(env, DEVMAN_LOG_LEVEL="err"))
         check(mine.returncode == 0 and parse(mine.stdout) == want,
               "live %s: reference %s, devman %s" % (n, sorted(want.items()), mine.stdout.split()))
