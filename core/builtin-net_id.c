@@ -576,6 +576,17 @@ static int usb_ports(const char *sysname, char **ret)
         return 0;
 }
 
+/* The USB interface above d. Kernels before DEVTYPE (the legacy layout) name interfaces
+ * "<bus>-<ports>:<config>.<interface>", which tells them from USB devices. */
+static struct device *usb_interface_of(struct device *d)
+{
+        for (struct device *p = d->parent; p; p = p->parent)
+                if (streq_ptr(p->subsystem, "usb") &&
+                    (streq_ptr(p->devtype, "usb_interface") || (!p->devtype && strchr(p->sysname, ':'))))
+                        return p;
+        return NULL;
+}
+
 /* ---- other buses -------------------------------------------------------------------------- */
 
 static int names_ccw(struct net_id *n)
@@ -811,7 +822,7 @@ static int names_pci_family(struct net_id *n)
                 goto out;
         }
 
-        struct device *usb = device_find_parent_with_subsystem(n->dev, "usb", "usb_interface", false);
+        struct device *usb = usb_interface_of(n->dev);
         if (usb)
                 r = usb_ports(usb->sysname, &suffix);
         if (!usb || r == -EINVAL) {

@@ -99,6 +99,19 @@ def main():
                 if not scheme and n in EXPECT:
                     for k, v in EXPECT[n].items():
                         check(got.get(k) == v, "%s: %s=%s expected, devman has %s" % (n, k, v, got.get(k)))
+    # the legacy class layout of gen-sysfs's machine names its NICs as the converted one does
+    with tempfile.TemporaryDirectory(prefix="test-net_id-legacy.") as tmp:
+        for layout in ("converted", "legacy"):
+            subprocess.run([sys.executable, nic_fixture.gen.__file__, "--layout", layout, os.path.join(tmp, layout)],
+                           check=True, capture_output=True)
+        for n in ("eth0", "eth1"):
+            out = {}
+            for layout in ("converted", "legacy"):
+                p = subprocess.run(run + ["--sysfs", os.path.join(tmp, layout), "/class/net/" + n, "net_id"],
+                                   capture_output=True, text=True, env=dict(os.environ, NET_NAMING_SCHEME="v252"))
+                out[layout] = parse(p.stdout)
+            check(out["legacy"] == out["converted"] and out["legacy"].get("ID_NET_NAME_PATH") == EXPECT[n]["ID_NET_NAME_PATH"],
+                  "legacy %s: %s, converted %s" % (n, sorted(out["legacy"].items()), sorted(out["converted"].items())))
     # the live machine's interfaces
     for n in sorted(os.listdir("/sys/class/net")):
         env = dict(os.environ, SYSTEMD_LOG_LEVEL="err")
