@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 """The fixture machine of gen-sysfs.py plus network interfaces of every kind net_id names:
-on-board (acpi_index, label, index 0, rubbish index), hotplug slots (multi-function, behind a
+on-board (acpi_index, label, index 0, rubbish index, label without index), hotplug slots (multi-function, behind a
 single-function bridge), PCI domain, dev_port and phys_port_name, WLAN, virtio, SR-IOV VF,
 InfiniBand, stacked (VLAN), random MAC, ACPI platform, netdevsim. Used by the net_id and
 net_setup_link comparisons with the reference; gen-sysfs.py's machine itself is unchanged.
@@ -45,6 +45,10 @@ def build(root):
     bad = gen.pci_device(m, pci, "0000:00:1e.0", "igb", 0x8086, 0x1533, 0x020000)
     bad.attrs["acpi_index"] = "16777215\n"
     _nic(m, bad, "eth13", 13, "a0:36:9f:00:00:03")
+    # a label without an index
+    lab = gen.pci_device(m, pci, "0000:00:0a.0", "igb", 0x8086, 0x1533, 0x020000)
+    lab.attrs["label"] = "Only Label\n"
+    _nic(m, lab, "eth26", 26, "a0:36:9f:00:00:04")
     # hotplug slot 3: a dual-port card (multi-function) behind a root port
     rp = gen.pci_device(m, pci, "0000:00:1c.4", "pcieport", 0x8086, 0x9d14, 0x060400, module="pcieportdrv")
     f0 = gen.pci_device(m, rp, "0000:05:00.0", "ixgbe", 0x8086, 0x10fb, 0x020000)

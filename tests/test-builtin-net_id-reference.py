@@ -25,6 +25,7 @@ EXPECT = {
               "ID_NET_NAME_SLOT": "ens9f6", "ID_NET_NAME_MAC": "enx3c970e112233"},
     "eth11": {"ID_NET_NAME_ONBOARD": "eno0", "ID_NET_NAME_PATH": "enp0s26"},
     "eth12": {"ID_NET_NAME_ONBOARD": "eno2", "ID_NET_LABEL_ONBOARD": "LAN 2", "ID_NET_NAME_MAC": None},
+    "eth26": {"ID_NET_LABEL_ONBOARD": None, "ID_NET_NAME_PATH": "enp0s10"},   # 252: a label needs an index
     "eth13": {"ID_NET_NAME_ONBOARD": None, "ID_NET_NAME_PATH": "enp0s30"},
     "eth14": {"ID_NET_NAME_PATH": "enp5s0f0", "ID_NET_NAME_SLOT": "ens3f0"},
     "eth15": {"ID_NET_NAME_PATH": "enp5s0f1np1", "ID_NET_NAME_SLOT": "ens3f1np1"},
