@@ -2,7 +2,8 @@
 """The fixture machine of gen-sysfs.py plus network interfaces of every kind net_id names:
 on-board (acpi_index, label, index 0, rubbish index, label without index), hotplug slots (multi-function, behind a
 single-function bridge), PCI domain, dev_port and phys_port_name, WLAN, virtio, SR-IOV VF,
-InfiniBand, stacked (VLAN), random MAC, ACPI platform, netdevsim. Used by the net_id and
+InfiniBand, stacked (VLAN), random MAC, ACPI platform, netdevsim, ARI, s390 function_id slot,
+BCMA, a USB interface of configuration 2, s390 CCW, IBM VIO, Xen. Used by the net_id and
 net_setup_link comparisons with the reference; gen-sysfs.py's machine itself is unchanged.
 
 build(root) writes the tree and returns the names of the interfaces (/sys/class/net/<name>)."""
@@ -91,6 +92,34 @@ def build(root):
     nsim = m.bus(None, "netdevsim0", "netdevsim")
     _nic(m, nsim, "eth25", 25, "0e:00:00:00:00:01", assign=1, extra={"phys_port_name": "p1\n"})
 
+    # ARI: slot and function read as one 8-bit function number
+    ari = gen.pci_device(m, pci, "0000:00:0c.2", "ixgbe", 0x8086, 0x10fb, 0x020000)
+    ari.attrs["ari_enabled"] = "1\n"
+    _nic(m, ari, "eth27", 27, "90:e2:ba:00:02:00")
+    # s390: function_id names the slot directory
+    fid = gen.pci_device(m, pci, "0000:00:0d.0", "mlx5_core", 0x15b3, 0x1017, 0x020000)
+    fid.attrs["function_id"] = "0x00000017\n"
+    _nic(m, fid, "eth28", 28, "00:02:c9:00:00:28")
+    # Broadcom BCMA core behind PCI (WLAN)
+    bpci = gen.pci_device(m, pci, "0000:00:0b.0", "bcma-pci-bridge", 0x14e4, 0x4331, 0x028000)
+    bcore = m.bus(bpci, "bcma0:1", "bcma", driver="b43", module="b43")
+    _nic(m, bcore, "wlan1", 29, "00:90:4c:00:00:01", devtype="wlan")
+    # USB interface 1 of configuration 2
+    usb3 = m.by_path["/devices/pci0000:00/0000:00:1d.7/usb3"]
+    udev = m.bus(usb3, "3-3", "usb", devtype="usb_device")
+    uif = m.bus(udev, "3-3:2.1", "usb", devtype="usb_interface", driver="cdc_ether", module="cdc_ether")
+    _nic(m, uif, "eth32", 32, "00:0e:c6:88:03:03")
+    # s390 CCW, IBM VIO, Xen netfront
+    css = m.plain(None, "css0")
+    sch = m.bus(css, "0.0.0000", "css")
+    ccw = m.bus(sch, "0.0.0600", "ccw", driver="qeth", module="qeth")
+    _nic(m, ccw, "eth33", 33, "02:00:00:00:06:00")
+    vio = m.plain(None, "vio")
+    vdev = m.bus(vio, "30000002", "vio", driver="ibmveth", module="ibmveth")
+    _nic(m, vdev, "eth30", 30, "b6:00:00:00:00:02")
+    xen = m.bus(None, "vif-0", "xen", driver="vif", module="xen_netfront")
+    _nic(m, xen, "eth31", 31, "00:16:3e:00:00:01")
+
     os.makedirs(root, 0o755, exist_ok=True)
     gen.write_converted(m, root)
 
@@ -107,6 +136,7 @@ def build(root):
     for dev in (onb, smb, behind, dom, pf, vf, wl):
         put(dev.devpath + "/config", bytes(256))
     put("/bus/pci/slots/3/address", b"0000:05:00\n")
+    os.makedirs(root + "/bus/pci/slots/00000017", exist_ok=True)
     put("/bus/pci/slots/4/address", b"0000:00:1c\n")   # the root port's slot (00:1c.5's)
     put("/bus/pci/slots/9/address", b"0000:00:1f\n")   # slot 9 holds the on-board 00:1f.x
     os.symlink("../0000:00:08.0", root + vf.devpath + "/physfn")

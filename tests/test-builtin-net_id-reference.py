@@ -25,6 +25,13 @@ EXPECT = {
               "ID_NET_NAME_SLOT": "ens9f6", "ID_NET_NAME_MAC": "enx3c970e112233"},
     "eth11": {"ID_NET_NAME_ONBOARD": "eno0", "ID_NET_NAME_PATH": "enp0s26"},
     "eth12": {"ID_NET_NAME_ONBOARD": "eno2", "ID_NET_LABEL_ONBOARD": "LAN 2", "ID_NET_NAME_MAC": None},
+    "eth27": {"ID_NET_NAME_PATH": "enp0s12f98"},                          # ARI: 12 * 8 + 2
+    "eth28": {"ID_NET_NAME_PATH": "enp0s13", "ID_NET_NAME_SLOT": "ens23"},  # function_id 0x17
+    "wlan1": {"ID_NET_NAME_PATH": "wlp0s11b1"},
+    "eth32": {"ID_NET_NAME_PATH": "enp0s29f7u3c2i1"},
+    "eth33": {"ID_NET_NAME_PATH": "enc600"},
+    "eth30": {"ID_NET_NAME_SLOT": "env2"},
+    "eth31": {"ID_NET_NAME_SLOT": "enX0"},
     "eth26": {"ID_NET_LABEL_ONBOARD": None, "ID_NET_NAME_PATH": "enp0s10"},   # 252: a label needs an index
     "eth13": {"ID_NET_NAME_ONBOARD": None, "ID_NET_NAME_PATH": "enp0s30"},
     "eth14": {"ID_NET_NAME_PATH": "enp5s0f0", "ID_NET_NAME_SLOT": "ens3f0"},
