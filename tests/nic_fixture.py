@@ -6,7 +6,11 @@ InfiniBand, stacked (VLAN), random MAC, ACPI platform, netdevsim, ARI, s390 func
 BCMA, a USB interface of configuration 2, s390 CCW, IBM VIO, Xen. Used by the net_id and
 net_setup_link comparisons with the reference; gen-sysfs.py's machine itself is unchanged.
 
-build(root) writes the tree and returns the names of the interfaces (/sys/class/net/<name>)."""
+build(root) writes the tree and returns the names of the interfaces (/sys/class/net/<name>).
+DEVMAN_ONLY names the interfaces the reference cannot judge in a fake /sys (it reads the
+devicetree through /proc/device-tree, devman below the sysfs root)."""
+
+DEVMAN_ONLY = {"eth34"}
 
 import importlib.util
 import os
@@ -119,6 +123,10 @@ def build(root):
     _nic(m, vdev, "eth30", 30, "b6:00:00:00:00:02")
     xen = m.bus(None, "vif-0", "xen", driver="vif", module="xen_netfront")
     _nic(m, xen, "eth31", 31, "00:16:3e:00:00:01")
+    # devicetree: an "ethernet0" alias names the platform device's of_node
+    soc = m.plain(platform, "soc")
+    dtnic = m.bus(soc, "1000.ethernet", "platform", driver="stmmaceth", module="stmmac_platform")
+    _nic(m, dtnic, "eth34", 34, "00:04:9f:00:00:01")
 
     os.makedirs(root, 0o755, exist_ok=True)
     gen.write_converted(m, root)
@@ -137,6 +145,10 @@ def build(root):
         put(dev.devpath + "/config", bytes(256))
     put("/bus/pci/slots/3/address", b"0000:05:00\n")
     os.makedirs(root + "/bus/pci/slots/00000017", exist_ok=True)
+    put("/firmware/devicetree/base/soc/ethernet@1000/compatible", b"snps,dwmac\0")
+    put("/firmware/devicetree/base/aliases/ethernet0", b"/soc/ethernet@1000\0")
+    put("/firmware/devicetree/base/aliases/serial0", b"/soc/serial@2000\0")
+    os.symlink("../../../../firmware/devicetree/base/soc/ethernet@1000", root + dtnic.devpath + "/of_node")
     put("/bus/pci/slots/4/address", b"0000:00:1c\n")   # the root port's slot (00:1c.5's)
     put("/bus/pci/slots/9/address", b"0000:00:1f\n")   # slot 9 holds the on-board 00:1f.x
     os.symlink("../0000:00:08.0", root + vf.devpath + "/physfn")
