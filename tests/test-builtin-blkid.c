@@ -124,6 +124,10 @@ static void test_gpt_and_offset(void)
         CHECK_INT(run(img, "blkid -o 1048576 --noraid", &d), 0);
         check_prop(d, "ID_FS_TYPE", "ext4");
         device_unref(d);
+        /* a probing hint (ISO 9660 session offsets) does not disturb other filesystems */
+        CHECK_INT(run(img, "blkid --hint=session_offset=0 --offset 1048576", &d), 0);
+        check_prop(d, "ID_FS_LABEL", "inner");
+        device_unref(d);
 }
 
 static void test_dos(void)

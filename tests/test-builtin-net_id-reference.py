@@ -16,6 +16,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True  # keep the source tree clean
 import nic_fixture  # noqa: E402
 
 SCHEMES = ["", "v238", "v240", "v247", "v251"]
