@@ -49,6 +49,31 @@ truncate -s 1M "$tmp/floppy.img"   # small whole disk with a table: no filesyste
 printf 'label: dos\nlabel-id: 0x0badcafe\nstart=64, type=83\n' | sfdisk -q "$tmp/floppy.img"
 mkfs.vfat -n INSIDE "$tmp/floppy.img" >/dev/null 2>&1 || true
 truncate -s 8M "$tmp/zero.img"
+# a minimal ISO 9660 image (primary volume descriptor and terminator) with every identifier set
+python3 - "$tmp/iso.img" <<'PY'
+import struct, sys
+def pad(s, n): return s.encode("latin-1").ljust(n, b" ")
+def both(fmt, v): return struct.pack("<" + fmt, v) + struct.pack(">" + fmt, v)
+img = bytearray(2048 * 64)
+pvd = bytearray(2048)
+pvd[0:7] = b"\x01CD001\x01"
+pvd[8:40] = pad("LINUX SYS", 32)
+pvd[40:72] = pad("MY ISO VOL", 32)
+pvd[80:88] = both("I", 64)
+pvd[120:124] = both("H", 1)
+pvd[124:128] = both("H", 1)
+pvd[128:132] = both("H", 2048)
+pvd[190:318] = pad("SET one", 128)
+pvd[318:446] = pad("Publisher/Inc", 128)
+pvd[446:574] = pad("Preparer", 128)
+pvd[574:702] = pad("App \\x2 \xe9", 128)
+pvd[813:830] = b"2026120308000000\x00"
+pvd[830:847] = b"2026120309000000\x00"
+pvd[881] = 1
+img[16 * 2048:17 * 2048] = pvd
+img[17 * 2048:17 * 2048 + 7] = b"\xffCD001\x01"
+open(sys.argv[1], "wb").write(img)
+PY
 
 compare() { # image, builtin command line
     losetup "$loop" "$tmp/$1" || { nok "$1: losetup"; return; }
@@ -70,6 +95,7 @@ compare gpt.img "blkid --offset=1048576"
 compare dos.img blkid
 compare floppy.img blkid
 compare zero.img blkid
+compare iso.img blkid
 # partitions through a fake sysfs: image, partition start and size (sectors), number
 fake_sysfs() { # dir start size partno
     d=$1/devices/virtual/block/loop$base
