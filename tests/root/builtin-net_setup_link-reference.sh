@@ -7,7 +7,7 @@
 # are ifb, veth and bridge links. Both must print the same properties; a few names are also
 # checked by hand. Nothing outside the namespaces is touched.
 # Then, with the stock .link files only, the whole stock rule set (udevadm test against
-# devman's rules engine, devmanadm-rules test) must give each interface the same NAME and the
+# devman's rules engine, devmanadm test) must give each interface the same NAME and the
 # same properties (bookkeeping keys aside): the builtins as the rules call them.
 # Usage: builtin-net_setup_link-reference.sh BUILDDIR   (77 when not root / no namespaces)
 set -u
@@ -98,7 +98,7 @@ for sys in /sys/class/net/*; do
     udevadm test "$sys" >"$tmp/full" 2>"$tmp/trace"
     grep '^[A-Z_]*=' "$tmp/full" | grep -Ev '^(ACTION|TAGS|CURRENT_TAGS|USEC_INITIALIZED)=' | sort >"$tmp/ref"
     ref_name=$(sed -n "s/.*80-net-setup-link.rules:[0-9]* NAME '\(.*\)'$/\1/p" "$tmp/trace")
-    "$build/daemon/devmanadm-rules" test "$sys" >"$tmp/out" 2>/dev/null
+    "$build/daemon/devmanadm" test "$sys" >"$tmp/out" 2>/dev/null
     sed -n 's/^PROPERTY //p' "$tmp/out" | grep -Ev '^(ACTION|TAGS|CURRENT_TAGS|USEC_INITIALIZED)=' | sort >"$tmp/mine"
     my_name=$(sed -n 's/^NAME=//p' "$tmp/out")
     if cmp -s "$tmp/ref" "$tmp/mine" && [ "$ref_name" = "$my_name" ]; then
