@@ -108,6 +108,7 @@ _devmanadm_verb_options()
     snapshot) echo "-o --rules-dir" ;;
     compare) echo "--ignore=" ;;
     classes) echo "--compare" ;;
+    static-nodes) echo "--root= --kernel= --file= --dry-run" ;;
     esac
     echo "--help"
 }

@@ -60,6 +60,7 @@ static const struct verb verbs[] = {
         {"hwdb", run_hwdb, "Compile or query the hardware database"},
         {"tree", verb_tree, "Show a class the way the kernel lays it out"},
         {"classes", verb_classes, "Tell for every class whether it is converted, legacy or mixed"},
+        {"static-nodes", verb_static_nodes, "Create the nodes of modules that load on first open"},
         {"version", verb_version, "Show the version"},
 };
 
