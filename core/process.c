@@ -3,12 +3,14 @@
 
 #include <stdlib.h>
 #include <sys/sysmacros.h>
+#include <systemd/sd-event.h>
 #include <time.h>
 
 #include "db.h"
 #include "links.h"
 #include "log.h"
 #include "monitor.h"
+#include "netif-rename.h"
 #include "node.h"
 #include "rules-exec.h"
 #include "spawn.h"
@@ -17,6 +19,7 @@
 enum step {
         STEP_MODEL,
         STEP_RULES,      /* may wait for a PROGRAM child */
+        STEP_RENAME,     /* may wait for a retry timer */
         STEP_PUBLISH,    /* node, links, database */
         STEP_RUN,        /* may wait for a RUN child */
         STEP_BROADCAST,
@@ -30,6 +33,8 @@ struct event_run {
         struct rules_exec *exec;
         char **old_links; /* links before this event, to update claims */
         size_t run_index; /* next RUN entry */
+        unsigned rename_attempts;
+        sd_event_source *timer; /* rename retry */
         bool waiting;     /* a child of ours is running */
         bool aborted;     /* the daemon gave up on the event while a child ran */
         int result;
@@ -41,6 +46,7 @@ struct event_run {
 static struct event_run *run_free(struct event_run *run)
 {
         if (run) {
+                sd_event_source_disable_unref(run->timer);
                 rules_exec_free(run->exec);
                 strv_free(run->old_links);
                 device_unref(run->dev);
@@ -152,7 +158,7 @@ static bool step_rules(struct event_run *run)
                         r = rules_exec_run_sync(run->exec, ctx->event_timeout_usec);
                         if (r < 0)
                                 run->result = r;
-                        run->step = STEP_PUBLISH;
+                        run->step = STEP_RENAME;
                         return false;
                 }
         }
@@ -180,6 +186,57 @@ static bool step_rules(struct event_run *run)
                         run->result = r;
                 }
                 break;
+        }
+        run->step = STEP_RENAME;
+        return false;
+}
+
+#define RENAME_ATTEMPTS 6 /* waits 5, 10, 20, 40, 80 ms in between: a name being freed by a swap */
+
+static int on_rename_retry(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        struct event_run *run = userdata;
+        run->timer = sd_event_source_disable_unref(run->timer);
+        run->waiting = false;
+        advance(run);
+        return 0;
+}
+
+/* NAME= on a network interface renames it; returns true when it has to wait for a retry. */
+static bool step_rename(struct event_run *run)
+{
+        struct process_ctx *ctx = run->ctx;
+        struct device *d = run->dev;
+        const char *name = run->exec ? rules_exec_name(run->exec) : NULL;
+        int r;
+
+        if (!name || ctx->dry_run || d->ifindex <= 0 || !streq_ptr(d->subsystem, "net") ||
+            action_of(run) == UEVENT_REMOVE || streq(name, d->sysname)) {
+                run->step = STEP_PUBLISH;
+                return false;
+        }
+        if (!ctx->event) {
+                r = netif_rename_retry(d->ifindex, name, RENAME_ATTEMPTS, NULL);
+        } else {
+                r = netif_rename(d->ifindex, name, NULL);
+                if ((r == -EEXIST || r == -EBUSY) && ++run->rename_attempts < RENAME_ATTEMPTS) {
+                        uint64_t delay = 5000ULL << (run->rename_attempts - 1);
+                        if (sd_event_add_time_relative(ctx->event, &run->timer, CLOCK_MONOTONIC, delay, 0,
+                                                       on_rename_retry, run) >= 0) {
+                                run->waiting = true;
+                                return true;
+                        }
+                }
+        }
+        if (r < 0) {
+                log_warning_errno(r, "%s: cannot rename network interface %s to %s, keeping its name: %m",
+                                  d->devpath, d->sysname, name);
+                run->result = r;
+        } else {
+                /* the kernel's move event renames the record; clients of this event see the new name */
+                log_info("%s: renamed network interface %s to %s", d->devpath, d->sysname, name);
+                if (props_set(&d->props, "INTERFACE", name, PROP_KERNEL) < 0)
+                        run->result = log_oom();
         }
         run->step = STEP_PUBLISH;
         return false;
@@ -398,6 +455,10 @@ static void advance(struct event_run *run)
                         if (step_rules(run))
                                 return;
                         break;
+                case STEP_RENAME:
+                        if (step_rename(run))
+                                return;
+                        break;
                 case STEP_PUBLISH:
                         step_publish(run);
                         break;
@@ -436,8 +497,8 @@ void process_event_abort(struct event *e)
         e->data = NULL;
         if (!run)
                 return;
-        if (run->waiting)
+        if (run->waiting && !run->timer)
                 run->aborted = true; /* freed when the child's completion arrives (or with the spawner) */
         else
-                run_free(run);
+                run_free(run); /* frees a pending rename retry timer too */
 }

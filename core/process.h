@@ -4,6 +4,7 @@
  *
  *   model (apply the uevent; load the device's database entry after a restart)
  *     -> rules (PROGRAM / IMPORT{program} children waited for without blocking)
+ *     -> interface rename (NAME= on network devices; a taken name is retried from a timer)
  *     -> node -> links -> database -> RUN (builtins inline, programs as children, in order)
  *     -> broadcast to libudev clients
  *
@@ -28,6 +29,7 @@ struct rules;
 struct rule_line;
 struct monitor;
 struct spawn_manager;
+struct sd_event;
 
 struct process_ctx {
         struct model *model;
@@ -39,6 +41,7 @@ struct process_ctx {
         struct builtin_ctx *builtins;
         struct monitor *monitor;  /* broadcaster, or NULL */
         struct spawn_manager *spawn; /* asynchronous children (daemon), or NULL (tools) */
+        struct sd_event *event;   /* the daemon's loop, for retry timers; NULL in tools */
         const char *program_dir;  /* where relative program names live (NULL: UDEVLIBDIR) */
         const struct props *global_props; /* added to every event's device (udevadm control -p), or NULL */
         uint64_t event_timeout_usec;

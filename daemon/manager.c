@@ -559,6 +559,7 @@ int manager_new(const struct manager_options *o, struct manager **ret)
                 .rules = m->rules,
                 .builtins = &m->builtins,
                 .spawn = m->spawn,
+                .event = m->event,
                 .event_timeout_usec = m->config->event_timeout_usec,
                 .timeout_signal = m->config->timeout_signal,
                 .global_props = &m->global_props,
