@@ -180,13 +180,24 @@ int verb_classes(const struct adm_ctx *ctx, int argc, char **argv)
         _cleanup_free_ char *classdir = NULL;
 
         if (argc > 1 && (streq(argv[1], "-h") || streq(argv[1], "--help"))) {
-                printf("Usage: devmanadm classes\n"
+                printf("Usage: devmanadm classes [--compare OLD]\n"
                        "\n"
                        "For every class of the sysfs tree: how many entries are converted (symlinks into\n"
                        "/sys/devices) and legacy (directories of their own), and the verdict: converted,\n"
-                       "legacy, mixed or empty.\n");
+                       "legacy, mixed or empty.\n"
+                       "\n"
+                       "  --compare OLD   Per class, the layout in the snapshot OLD (devmanadm snapshot)\n"
+                       "                  and in the sysfs tree now: counts of converted, legacy and\n"
+                       "                  unlisted (a class device its class entry does not lead to)\n"
+                       "                  devices, and converted/legacy/mixed for each side.\n");
                 return 0;
         }
+        if (argc == 3 && streq(argv[1], "--compare"))
+                return adm_classes_compare(ctx, argv[2]);
+        if (argc == 2 && startswith(argv[1], "--compare="))
+                return adm_classes_compare(ctx, argv[1] + strlen("--compare="));
+        if (argc > 1 && startswith(argv[1], "--compare"))
+                return adm_usage_error("classes", "--compare needs a snapshot file");
         if (argc > 1)
                 return adm_usage_error("classes", "unexpected argument: %s", argv[1]);
         classdir = path_join(ctx->sysfs_root, "class");

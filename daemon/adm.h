@@ -18,6 +18,11 @@ int verb_tree(const struct adm_ctx *ctx, int argc, char **argv);
 int verb_classes(const struct adm_ctx *ctx, int argc, char **argv);
 int verb_control(const struct adm_ctx *ctx, int argc, char **argv); /* adm-control.h */
 int verb_monitor(const struct adm_ctx *ctx, int argc, char **argv); /* adm-monitor.c */
+int verb_snapshot(const struct adm_ctx *ctx, int argc, char **argv); /* adm-snapshot.h */
+int verb_compare(const struct adm_ctx *ctx, int argc, char **argv);  /* adm-compare.c */
+/* devmanadm classes --compare OLD (adm-compare.c): per class, the layout in the OLD snapshot and
+ * in the sysfs root now. Returns the exit status. */
+int adm_classes_compare(const struct adm_ctx *ctx, const char *old_path);
 
 /* Settles (shared by settle, trigger --settle and coldplug): waits until the run dir's queue
  * file is gone. 0 when settled, -ETIMEDOUT, other -errno. */

@@ -52,6 +52,8 @@ static const struct verb verbs[] = {
         {"verify", run_verify, "Check rules files"},
         {"tree", verb_tree, "Show a class the way the kernel lays it out"},
         {"classes", verb_classes, "Tell for every class whether it is converted, legacy or mixed"},
+        {"snapshot", verb_snapshot, "Record what devman would publish for every device (for compare)"},
+        {"compare", verb_compare, "Compare two snapshots: what a class conversion changed for userspace"},
         {"version", verb_version, "Show the version"},
 };
 

@@ -1,0 +1,825 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * devmanadm compare OLD [NEW]: what a kernel change (typically a class conversion from
+ * class_device to struct device) changed for userspace, from two snapshots.
+ *
+ * Devices are matched by what userspace sees, never by devpath (a conversion moves
+ * /class/usb_device/usbdev1.1 below /devices): first by SUBSYSTEM/SYSNAME, then, for what is
+ * left, by subsystem and devt, then by subsystem and node name (those are reported as renamed).
+ * Parents are compared by bus identity (subsystem/sysname of the non-class ancestors), since
+ * the class-device layer in between differs by design. What the conversion brings by design
+ * is reported apart and is not a change: class entries going from legacy directories to
+ * symlinks; on devices that gain their DEVTYPE with it, the DEVTYPE/DEVMODE/PARTN/DISKSEQ
+ * keys and whatever rules add because of them (additions only); the retired PHYSDEV* keys.
+ */
+#include <fnmatch.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "adm-snapshot.h"
+#include "adm.h"
+#include "hashmap.h"
+#include "log.h"
+#include "snapshot-file.h"
+#include "strv.h"
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct hashmap, hashmap_free)
+
+enum field {
+        F_VANISHED,
+        F_APPEARED,
+        F_RENAMED,
+        F_DUPLICATE,
+        F_LAYOUT,
+        F_NODE,
+        F_TYPE,
+        F_DEVT,
+        F_MODE,
+        F_OWNER,
+        F_LINKS,
+        F_TAGS,
+        F_PROPS,
+        F_KPROPS,
+        F_DEVTYPE,
+        F_DRIVER,
+        F_PARENT,
+        _F_MAX,
+};
+
+static const char *const field_names[_F_MAX] = {
+        [F_VANISHED] = "vanished", [F_APPEARED] = "appeared", [F_RENAMED] = "renamed",
+        [F_DUPLICATE] = "duplicate", [F_LAYOUT] = "layout",   [F_NODE] = "node",
+        [F_TYPE] = "type",           [F_DEVT] = "devt",       [F_MODE] = "mode",
+        [F_OWNER] = "owner",         [F_LINKS] = "links",     [F_TAGS] = "tags",
+        [F_PROPS] = "props",         [F_KPROPS] = "kernel-props", [F_DEVTYPE] = "devtype",
+        [F_DRIVER] = "driver",       [F_PARENT] = "parent",
+};
+
+/* Kernel keys that are fields of their own (compared there) or describe the event. */
+static const char *const kprops_compared_elsewhere[] = {"MAJOR", "MINOR", "DEVNAME", "DEVPATH", "SUBSYSTEM",
+                                                         "DEVTYPE", "DRIVER", "SEQNUM", "ACTION", NULL};
+/* Keys the conversion introduced (class_device kernels sent none of them) ... */
+static const char *const kprops_gained_by_conversion[] = {"DEVTYPE", "DEVMODE", "PARTN", "DISKSEQ", NULL};
+/* ... and the ones it retired (the parent chain says it now). */
+static const char *const kprops_retired_by_conversion[] = {"PHYSDEVPATH", "PHYSDEVBUS", "PHYSDEVDRIVER", NULL};
+
+struct class_stat {
+        char *name;
+        unsigned n_old, n_new, converted, changed, vanished, appeared, duplicated;
+        unsigned fields; /* bit per enum field that changed */
+};
+
+struct compare {
+        const struct snapshot *old, *new;
+        bool ignore[_F_MAX];
+        char **ignore_props; /* globs of property keys */
+        char **ignore_links; /* globs of link names */
+        bool verbose;
+        bool across_conversion; /* OLD has legacy class entries */
+        char **lines[_F_MAX];
+        char **converted; /* informational */
+        char **gained;    /* informational */
+        unsigned n_changes;
+        struct hashmap *classes; /* name -> struct class_stat */
+        int error;
+};
+
+static bool in_list(const char *const *l, const char *s, size_t len)
+{
+        for (; *l; l++)
+                if (strlen(*l) == len && strncmp(*l, s, len) == 0)
+                        return true;
+        return false;
+}
+
+static bool matches_any(char **globs, const char *s)
+{
+        STRV_FOREACH(g, globs)
+                if (fnmatch(*g, s, 0) == 0)
+                        return true;
+        return false;
+}
+
+static struct class_stat *class_stat(struct compare *c, const struct snapshot_device *d)
+{
+        const char *name = d->subsystem ? d->subsystem : "(no subsystem)";
+        struct class_stat *s = hashmap_get(c->classes, name);
+        if (s)
+                return s;
+        s = calloc(1, sizeof(*s));
+        if (!s || !(s->name = strdup(name)) || hashmap_put(c->classes, s->name, s) < 0) {
+                if (s)
+                        free(s->name);
+                free(s);
+                c->error = -ENOMEM;
+                return NULL;
+        }
+        return s;
+}
+
+static void add_line(struct compare *c, char ***l, const char *fmt, ...) _printf_(3, 4);
+static void add_line(struct compare *c, char ***l, const char *fmt, ...)
+{
+        va_list ap;
+        char *s = NULL;
+        va_start(ap, fmt);
+        int r = vasprintf(&s, fmt, ap);
+        va_end(ap);
+        if (r < 0 || strv_push_copy(l, s) < 0)
+                c->error = -ENOMEM;
+        free(s);
+}
+
+/* A userspace-visible change of field f on device d (the NEW record when there is one). */
+#define CHANGE(c, f, d, ...)                                                                                 \
+        do {                                                                                                 \
+                if (!(c)->ignore[f]) {                                                                       \
+                        add_line(c, &(c)->lines[f], __VA_ARGS__);                                            \
+                        (c)->n_changes++;                                                                    \
+                        struct class_stat *_s = class_stat(c, d);                                            \
+                        if (_s)                                                                              \
+                                _s->fields |= 1u << (f);                                                     \
+                        changed = true;                                                                      \
+                }                                                                                            \
+        } while (0)
+
+static const char *na(const char *s)
+{
+        return s ? s : "-";
+}
+
+static char *devt_string(const struct snapshot_device *d)
+{
+        char *s = NULL;
+        int r = d->devt_type ? asprintf(&s, "%c %s", d->devt_type, d->devt) : asprintf(&s, "none (no node)");
+        return r < 0 ? NULL : s;
+}
+
+/* KEY=VALUE lists compared key by key; what is reported goes to field f. */
+static bool compare_props(struct compare *c, enum field f, const struct snapshot_device *o,
+                          const struct snapshot_device *n, char **a, char **b, bool kernel, bool gain_ok)
+{
+        bool changed = false;
+        size_t i = 0, j = 0;
+        while (a[i] || b[j]) {
+                const char *x = a[i], *y = b[j];
+                size_t xl = x ? strcspn(x, "=") : 0, yl = y ? strcspn(y, "=") : 0;
+                int cmp = !x ? 1 : !y ? -1 : strncmp(x, y, xl < yl ? xl : yl);
+                if (cmp == 0 && xl != yl)
+                        cmp = xl < yl ? -1 : 1;
+                const char *key = cmp <= 0 ? x : y;
+                size_t kl = cmp <= 0 ? xl : yl;
+                _cleanup_free_ char *k = strndup(key, kl);
+                if (!k) {
+                        c->error = -ENOMEM;
+                        return changed;
+                }
+                bool skip = matches_any(c->ignore_props, k) || (kernel && in_list(kprops_compared_elsewhere, k, kl));
+                if (cmp < 0) { /* only in OLD */
+                        if (skip)
+                                ;
+                        else if (kernel && c->across_conversion && in_list(kprops_retired_by_conversion, k, kl))
+                                add_line(c, &c->gained, "retired %s: %s", n->key, x);
+                        else
+                                CHANGE(c, f, n, "%s %s: - %s", field_names[f], n->key, x);
+                        i++;
+                } else if (cmp > 0) { /* only in NEW */
+                        if (skip)
+                                ;
+                        else if (c->across_conversion &&
+                                 ((kernel && in_list(kprops_gained_by_conversion, k, kl)) || gain_ok))
+                                add_line(c, &c->gained, "gained %s: %s", n->key, y);
+                        else
+                                CHANGE(c, f, n, "%s %s: + %s", field_names[f], n->key, y);
+                        j++;
+                } else {
+                        if (!skip && !streq(x, y))
+                                CHANGE(c, f, n, "%s %s: %s -> %s", field_names[f], n->key, x, y + yl + 1);
+                        i++;
+                        j++;
+                }
+        }
+        (void)o;
+        return changed;
+}
+
+/* Sorted string lists (links, tags). */
+static bool compare_sets(struct compare *c, enum field f, const struct snapshot_device *n, char **a, char **b,
+                         char **ignore, bool gain_ok)
+{
+        bool changed = false;
+        size_t i = 0, j = 0;
+        while (a[i] || b[j]) {
+                int cmp = !a[i] ? 1 : !b[j] ? -1 : strcmp(a[i], b[j]);
+                if (cmp < 0) {
+                        if (!matches_any(ignore, a[i]))
+                                CHANGE(c, f, n, "%s %s: - %s", field_names[f], n->key, a[i]);
+                        i++;
+                } else if (cmp > 0) {
+                        if (matches_any(ignore, b[j]))
+                                ;
+                        else if (gain_ok)
+                                add_line(c, &c->gained, "gained %s: %s %s", n->key, f == F_LINKS ? "link" : "tag", b[j]);
+                        else
+                                CHANGE(c, f, n, "%s %s: + %s", field_names[f], n->key, b[j]);
+                        j++;
+                } else {
+                        i++;
+                        j++;
+                }
+        }
+        return changed;
+}
+
+/* "subsystem/sysname < ..." of the non-class ancestors. */
+static char *physical_chain(const struct snapshot_device *d, bool drivers)
+{
+        _cleanup_strv_free_ char **l = calloc(1, sizeof(char *));
+        if (!l)
+                return NULL;
+        for (size_t i = 0; i < d->n_parents; i++) {
+                const struct snapshot_parent *p = &d->parents[i];
+                if (streq(p->kind, "class"))
+                        continue;
+                _cleanup_free_ char *s = NULL;
+                if ((drivers ? asprintf(&s, "%s/%s(%s)", na(p->subsystem), p->sysname, na(p->driver))
+                             : asprintf(&s, "%s/%s", na(p->subsystem), p->sysname)) < 0 ||
+                    strv_push_copy(&l, s) < 0)
+                        return NULL;
+        }
+        return l[0] ? strv_join(l, NULL, " < ") : strdup("none");
+}
+
+/* Compares a matched pair; true when something userspace-visible changed. */
+static bool compare_pair(struct compare *c, const struct snapshot_device *o, const struct snapshot_device *n)
+{
+        bool changed = false;
+        struct class_stat *s = class_stat(c, n);
+
+        /* legacy -> converted is what the conversion is for */
+        bool conversion = streq(o->layout, "legacy") && streq(n->layout, "converted");
+        if (conversion) {
+                if (s)
+                        s->converted++;
+                if (c->verbose)
+                        add_line(c, &c->converted, "converted %s: %s -> %s", n->key, o->found, n->devpath);
+        } else if (!streq(o->layout, n->layout))
+                CHANGE(c, F_LAYOUT, n, "layout %s: %s -> %s (found at %s)", n->key, o->layout, n->layout, n->found);
+
+        if (o->devt_type && n->devt_type) {
+                if (o->devt_type != n->devt_type)
+                        CHANGE(c, F_TYPE, n, "type %s: %c -> %c", n->key, o->devt_type, n->devt_type);
+                if (!streq(o->devt, n->devt))
+                        CHANGE(c, F_DEVT, n, "devt %s: %c %s -> %c %s", n->key, o->devt_type, o->devt,
+                               n->devt_type, n->devt);
+                if (!streq_ptr(o->node, n->node))
+                        CHANGE(c, F_NODE, n, "node %s: %s -> %s", n->key, na(o->node), na(n->node));
+                if (o->mode && n->mode && !streq(o->mode, n->mode))
+                        CHANGE(c, F_MODE, n, "mode %s: %s -> %s", n->key, o->mode, n->mode);
+                if (o->owner && n->owner && !streq(o->owner, n->owner))
+                        CHANGE(c, F_OWNER, n, "owner %s: %s -> %s", n->key, o->owner, n->owner);
+        } else if (o->devt_type || n->devt_type) {
+                _cleanup_free_ char *a = devt_string(o), *b = devt_string(n);
+                CHANGE(c, F_DEVT, n, "devt %s: %s -> %s", n->key, na(a), na(b));
+        }
+
+        /* a device that gains its DEVTYPE with the conversion may gain what rules add for it */
+        bool devtype_gained = c->across_conversion && !o->devtype && n->devtype;
+        if (devtype_gained)
+                add_line(c, &c->gained, "gained %s: devtype %s", n->key, n->devtype);
+        else if (!streq_ptr(o->devtype, n->devtype))
+                CHANGE(c, F_DEVTYPE, n, "devtype %s: %s -> %s", n->key, na(o->devtype), na(n->devtype));
+        if (!streq_ptr(o->driver, n->driver))
+                CHANGE(c, F_DRIVER, n, "driver %s: %s -> %s", n->key, na(o->driver), na(n->driver));
+
+        changed |= compare_sets(c, F_LINKS, n, o->links, n->links, c->ignore_links, devtype_gained);
+        changed |= compare_sets(c, F_TAGS, n, o->tags, n->tags, NULL, devtype_gained);
+        changed |= compare_props(c, F_PROPS, o, n, o->props, n->props, false, devtype_gained);
+        changed |= compare_props(c, F_KPROPS, o, n, o->kprops, n->kprops, true, false);
+
+        _cleanup_free_ char *pa = physical_chain(o, false), *pb = physical_chain(n, false);
+        if (!pa || !pb)
+                c->error = -ENOMEM;
+        else if (!streq(pa, pb))
+                CHANGE(c, F_PARENT, n, "parent %s: %s -> %s", n->key, pa, pb);
+        else {
+                _cleanup_free_ char *da = physical_chain(o, true), *db = physical_chain(n, true);
+                if (!da || !db)
+                        c->error = -ENOMEM;
+                else if (!streq(da, db))
+                        CHANGE(c, F_DRIVER, n, "driver %s: parents %s -> %s", n->key, da, db);
+        }
+        return changed;
+}
+
+static void describe(const struct snapshot_device *d, char **ret)
+{
+        _cleanup_free_ char *devt = devt_string(d);
+        if (asprintf(ret, "found at %s (%s), devt %s%s%s", d->found, d->layout, na(devt), d->node ? ", node " : "",
+                     d->node ? d->node : "") < 0)
+                *ret = NULL;
+}
+
+static int cmp_index_key(const void *a, const void *b, void *userdata)
+{
+        const struct snapshot *s = userdata;
+        return strcmp(s->devices[*(const size_t *)a].key, s->devices[*(const size_t *)b].key);
+}
+
+static size_t *sorted_indices(const struct snapshot *s)
+{
+        size_t *idx = calloc(s->n_devices + 1, sizeof(size_t));
+        if (!idx)
+                return NULL;
+        for (size_t i = 0; i < s->n_devices; i++)
+                idx[i] = i;
+        qsort_r(idx, s->n_devices, sizeof(size_t), cmp_index_key, (void *)s);
+        return idx;
+}
+
+static int score(const struct snapshot_device *a, const struct snapshot_device *b)
+{
+        return (a->devt_type == b->devt_type && streq_ptr(a->devt, b->devt)) * 2 + streq(a->layout, b->layout);
+}
+
+/* Second-chance matching of the devices left over: same subsystem and devt, then same
+ * subsystem and node name. */
+static int match_leftovers(struct compare *c, ssize_t *mo, ssize_t *mn, bool by_devt)
+{
+        _cleanup_(hashmap_freep) struct hashmap *h = hashmap_new_string();
+        _cleanup_strv_free_ char **keys = NULL; /* owns the hashmap's keys */
+        if (!h)
+                return -ENOMEM;
+        for (size_t i = 0; i < c->old->n_devices; i++) {
+                const struct snapshot_device *d = &c->old->devices[i];
+                char *k = NULL;
+                if (mo[i] >= 0 || (by_devt ? !d->devt_type : !d->node))
+                        continue;
+                if ((by_devt ? asprintf(&k, "%s|%c%s", na(d->subsystem), d->devt_type, d->devt)
+                             : asprintf(&k, "%s|%s", na(d->subsystem), d->node)) < 0)
+                        return -ENOMEM;
+                if (strv_push_copy(&keys, k) < 0) {
+                        free(k);
+                        return -ENOMEM;
+                }
+                free(k);
+                (void)hashmap_put(h, keys[strv_length(keys) - 1], (void *)(uintptr_t)(i + 1));
+        }
+        for (size_t j = 0; j < c->new->n_devices; j++) {
+                const struct snapshot_device *d = &c->new->devices[j];
+                _cleanup_free_ char *k = NULL;
+                if (mn[j] >= 0 || (by_devt ? !d->devt_type : !d->node))
+                        continue;
+                if ((by_devt ? asprintf(&k, "%s|%c%s", na(d->subsystem), d->devt_type, d->devt)
+                             : asprintf(&k, "%s|%s", na(d->subsystem), d->node)) < 0)
+                        return -ENOMEM;
+                uintptr_t v = (uintptr_t)hashmap_remove(h, k);
+                if (!v)
+                        continue;
+                size_t i = v - 1;
+                mo[i] = (ssize_t)j;
+                mn[j] = (ssize_t)i;
+                const struct snapshot_device *o = &c->old->devices[i];
+                _cleanup_free_ char *devt_desc = devt_string(d);
+                bool changed = false;
+                CHANGE(c, F_RENAMED, d, "renamed %s: -> %s (same %s %s)", o->key, d->key, by_devt ? "devt" : "node",
+                       by_devt ? devt_desc : d->node);
+                changed |= compare_pair(c, o, d);
+                struct class_stat *s = class_stat(c, d);
+                if (s && changed)
+                        s->changed++;
+        }
+        return 0;
+}
+
+static int run_compare(struct compare *c)
+{
+        const struct snapshot *old = c->old, *new = c->new;
+        _cleanup_free_ size_t *io = sorted_indices(old), *in = sorted_indices(new);
+        _cleanup_free_ ssize_t *mo = malloc((old->n_devices + 1) * sizeof(ssize_t));
+        _cleanup_free_ ssize_t *mn = malloc((new->n_devices + 1) * sizeof(ssize_t));
+        _cleanup_free_ bool *dup = calloc(new->n_devices + 1, sizeof(bool));
+        int r;
+
+        if (!io || !in || !mo || !mn || !dup)
+                return -ENOMEM;
+        for (size_t i = 0; i < old->n_devices; i++) {
+                mo[i] = -1;
+                if (streq(old->devices[i].layout, "legacy"))
+                        c->across_conversion = true;
+        }
+        for (size_t j = 0; j < new->n_devices; j++)
+                mn[j] = -1;
+        for (size_t i = 0; i < old->n_devices; i++) {
+                struct class_stat *s = class_stat(c, &old->devices[i]);
+                if (s)
+                        s->n_old++;
+        }
+        for (size_t j = 0; j < new->n_devices; j++) {
+                struct class_stat *s = class_stat(c, &new->devices[j]);
+                if (s)
+                        s->n_new++;
+        }
+
+        /* merge-join on the key; within a key, pair the most alike records */
+        size_t a = 0, b = 0;
+        while (a < old->n_devices && b < new->n_devices) {
+                const char *ka = old->devices[io[a]].key, *kb = new->devices[in[b]].key;
+                int cmp = strcmp(ka, kb);
+                if (cmp < 0) {
+                        a++;
+                        continue;
+                }
+                if (cmp > 0) {
+                        b++;
+                        continue;
+                }
+                size_t ea = a, eb = b;
+                while (ea < old->n_devices && streq(old->devices[io[ea]].key, ka))
+                        ea++;
+                while (eb < new->n_devices && streq(new->devices[in[eb]].key, ka))
+                        eb++;
+                for (size_t x = a; x < ea; x++) {
+                        ssize_t best = -1;
+                        int best_score = -1;
+                        for (size_t y = b; y < eb; y++) {
+                                if (mn[in[y]] >= 0)
+                                        continue;
+                                int sc = score(&old->devices[io[x]], &new->devices[in[y]]);
+                                if (sc > best_score) {
+                                        best_score = sc;
+                                        best = (ssize_t)in[y];
+                                }
+                        }
+                        if (best < 0)
+                                break;
+                        mo[io[x]] = best;
+                        mn[best] = (ssize_t)io[x];
+                }
+                /* more NEW records than OLD ones under one name: duplicates */
+                for (size_t y = b; y < eb; y++)
+                        if (mn[in[y]] < 0)
+                                dup[in[y]] = true;
+                a = ea;
+                b = eb;
+        }
+        for (size_t i = 0; i < old->n_devices; i++) {
+                if (mo[i] < 0)
+                        continue;
+                struct class_stat *s = class_stat(c, &new->devices[mo[i]]);
+                if (compare_pair(c, &old->devices[i], &new->devices[mo[i]]) && s)
+                        s->changed++;
+        }
+        for (size_t j = 0; j < new->n_devices; j++) {
+                if (!dup[j])
+                        continue;
+                const struct snapshot_device *d = &new->devices[j];
+                _cleanup_free_ char *desc = NULL;
+                bool changed = false;
+                describe(d, &desc);
+                mn[j] = (ssize_t)new->n_devices; /* handled */
+                CHANGE(c, F_DUPLICATE, d, "duplicate %s: a second device of that name, %s", d->key, na(desc));
+                struct class_stat *s = class_stat(c, d);
+                if (s && changed)
+                        s->duplicated++;
+        }
+        if ((r = match_leftovers(c, mo, mn, true)) < 0 || (r = match_leftovers(c, mo, mn, false)) < 0)
+                return r;
+        for (size_t i = 0; i < old->n_devices; i++) {
+                if (mo[i] >= 0)
+                        continue;
+                const struct snapshot_device *d = &old->devices[i];
+                _cleanup_free_ char *desc = NULL;
+                bool changed = false;
+                describe(d, &desc);
+                CHANGE(c, F_VANISHED, d, "vanished %s: %s", d->key, na(desc));
+                struct class_stat *s = class_stat(c, d);
+                if (s && changed)
+                        s->vanished++;
+        }
+        for (size_t j = 0; j < new->n_devices; j++) {
+                if (mn[j] >= 0)
+                        continue;
+                const struct snapshot_device *d = &new->devices[j];
+                _cleanup_free_ char *desc = NULL;
+                bool changed = false;
+                describe(d, &desc);
+                CHANGE(c, F_APPEARED, d, "appeared %s: %s", d->key, na(desc));
+                struct class_stat *s = class_stat(c, d);
+                if (s && changed)
+                        s->appeared++;
+        }
+        return c->error;
+}
+
+static int cmp_class(const void *a, const void *b)
+{
+        return strcmp((*(struct class_stat *const *)a)->name, (*(struct class_stat *const *)b)->name);
+}
+
+static void print_report(struct compare *c)
+{
+        for (int f = 0; f < _F_MAX; f++) {
+                size_t n = strv_length(c->lines[f]);
+                if (n == 0)
+                        continue;
+                printf("== %s (%zu)\n", field_names[f], n);
+                STRV_FOREACH(l, c->lines[f])
+                        printf("%s\n", *l);
+                printf("\n");
+        }
+        if (c->verbose && c->converted) {
+                printf("== converted (%zu, expected)\n", strv_length(c->converted));
+                STRV_FOREACH(l, c->converted)
+                        printf("%s\n", *l);
+                printf("\n");
+        }
+        if (c->gained) {
+                printf("== gained or retired by the conversion (%zu, expected)\n", strv_length(c->gained));
+                if (c->verbose)
+                        STRV_FOREACH(l, c->gained)
+                                printf("%s\n", *l);
+                else
+                        printf("(--verbose lists them)\n");
+                printf("\n");
+        }
+
+        size_t n = hashmap_size(c->classes), k = 0;
+        _cleanup_free_ struct class_stat **v = calloc(n + 1, sizeof(*v));
+        struct hashmap_iter it = HASHMAP_ITER_INIT;
+        void *val;
+        if (!v)
+                return;
+        while (hashmap_iterate(c->classes, &it, NULL, &val))
+                v[k++] = val;
+        qsort(v, k, sizeof(*v), cmp_class);
+        printf("== classes (%zu)\n", k);
+        for (size_t i = 0; i < k; i++) {
+                struct class_stat *s = v[i];
+                printf("%s: %u device%s", s->name, s->n_new, s->n_new == 1 ? "" : "s");
+                if (s->converted && s->converted == s->n_new)
+                        printf(" converted");
+                else if (s->converted)
+                        printf(", %u converted", s->converted);
+                if (!s->fields) {
+                        printf(", nothing visible changed\n");
+                        continue;
+                }
+                if (s->changed)
+                        printf(", %u changed", s->changed);
+                if (s->vanished)
+                        printf(", %u vanished", s->vanished);
+                if (s->appeared)
+                        printf(", %u appeared", s->appeared);
+                if (s->duplicated)
+                        printf(", %u duplicated", s->duplicated);
+                printf(" (");
+                const char *sep = "";
+                for (int f = 0; f < _F_MAX; f++)
+                        if (s->fields & (1u << f)) {
+                                printf("%s%s", sep, field_names[f]);
+                                sep = ", ";
+                        }
+                printf(")\n");
+        }
+        printf("\n");
+        if (c->n_changes)
+                printf("verdict: %u userspace-visible difference%s\n", c->n_changes, c->n_changes == 1 ? "" : "s");
+        else
+                printf("verdict: nothing userspace-visible changed\n");
+}
+
+static void compare_clear(struct compare *c)
+{
+        for (int f = 0; f < _F_MAX; f++)
+                strv_free(c->lines[f]);
+        strv_free(c->converted);
+        strv_free(c->gained);
+        strv_free(c->ignore_props);
+        strv_free(c->ignore_links);
+        if (c->classes) {
+                struct hashmap_iter it = HASHMAP_ITER_INIT;
+                void *v;
+                while (hashmap_iterate(c->classes, &it, NULL, &v)) {
+                        free(((struct class_stat *)v)->name);
+                        free(v);
+                }
+                hashmap_free(c->classes);
+        }
+}
+
+/* A snapshot of the current sysfs root, parsed. 0 or -errno (logged). */
+static int fresh_snapshot(const struct snapshot_options *o, struct snapshot **ret)
+{
+        _cleanup_free_ char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        if (!f)
+                return log_oom();
+        int r = snapshot_write(o, f);
+        if (fclose(f) != 0 && r >= 0)
+                r = log_oom();
+        if (r < 0)
+                return r;
+        _cleanup_fclose_ FILE *m = fmemopen(buf, len, "r");
+        if (!m)
+                return log_oom();
+        _cleanup_free_ char *name = NULL;
+        if (asprintf(&name, "<snapshot of %s>", o->sysfs_root) < 0)
+                return log_oom();
+        return snapshot_parse(m, name, ret);
+}
+
+static int snapshot_load(const char *path, const struct snapshot_options *fresh, struct snapshot **ret)
+{
+        return path ? snapshot_read(path, ret) : fresh_snapshot(fresh, ret);
+}
+
+static void help(void)
+{
+        printf("Usage: devmanadm compare [OPTIONS] OLD [NEW]\n"
+               "\n"
+               "Compare two snapshots (devmanadm snapshot) taken on two kernels, typically before\n"
+               "and after converting a class from class_device to struct device. NEW defaults to a\n"
+               "fresh snapshot of the sysfs root (--sysfs, /sys). Devices are matched by what\n"
+               "userspace sees (SUBSYSTEM/SYSNAME, then devt, then node name), not by devpath;\n"
+               "parents by bus identity, skipping the class-device layer.\n"
+               "\n"
+               "Reported, grouped and counted (FIELD names, one line each: FIELD KEY: detail):\n"
+               "  vanished appeared renamed duplicate layout node type devt mode owner links tags\n"
+               "  props kernel-props devtype driver parent\n"
+               "Class entries going from legacy directory to converted symlink are expected and\n"
+               "listed with --verbose; so are DEVTYPE/DEVMODE/PARTN/DISKSEQ and rules' additions on\n"
+               "devices that gain their DEVTYPE with the conversion, and the retired PHYSDEV* keys.\n"
+               "Ends with one verdict line per class and an overall verdict.\n"
+               "\n"
+               "Exit status: 0 nothing userspace-visible changed, 1 something did, 2 usage error or\n"
+               "unreadable snapshot.\n"
+               "\n"
+               "  -h --help              Show this help\n"
+               "  -v --verbose           List the expected differences too\n"
+               "     --ignore=FIELD      Do not report FIELD (repeatable); also prop:GLOB (a property\n"
+               "                         key, in props and kernel-props) and link:GLOB\n"
+               "     --rules-dir=DIR     Rules for the fresh snapshot (repeatable)\n"
+               "     --no-rules          Take the fresh snapshot without rules\n");
+}
+
+int verb_compare(const struct adm_ctx *ctx, int argc, char **argv)
+{
+        enum { ARG_IGNORE = 0x100, ARG_RULES_DIR, ARG_NO_RULES };
+        static const struct option options[] = {
+                {"help", no_argument, NULL, 'h'},
+                {"verbose", no_argument, NULL, 'v'},
+                {"ignore", required_argument, NULL, ARG_IGNORE},
+                {"rules-dir", required_argument, NULL, ARG_RULES_DIR},
+                {"no-rules", no_argument, NULL, ARG_NO_RULES},
+                {},
+        };
+        _cleanup_(compare_clear) struct compare c = {0};
+        _cleanup_strv_free_ char **dirs = NULL;
+        struct snapshot_options so = {.sysfs_root = ctx->sysfs_root, .dev_root = ctx->dev_root};
+        int opt, r;
+
+        while ((opt = getopt_long(argc, argv, "hv", options, NULL)) >= 0)
+                switch (opt) {
+                case 'h':
+                        help();
+                        return 0;
+                case 'v':
+                        c.verbose = true;
+                        break;
+                case ARG_IGNORE: {
+                        const char *g;
+                        if ((g = startswith(optarg, "prop:")) && *g) {
+                                if (strv_push_copy(&c.ignore_props, g) < 0)
+                                        return log_oom(), 2;
+                                break;
+                        }
+                        if ((g = startswith(optarg, "link:")) && *g) {
+                                if (strv_push_copy(&c.ignore_links, g) < 0)
+                                        return log_oom(), 2;
+                                break;
+                        }
+                        int f;
+                        for (f = 0; f < _F_MAX; f++)
+                                if (streq(optarg, field_names[f]))
+                                        break;
+                        if (f == _F_MAX)
+                                return adm_usage_error("compare", "unknown field for --ignore: %s", optarg);
+                        c.ignore[f] = true;
+                        break;
+                }
+                case ARG_RULES_DIR:
+                        if (strv_push_copy(&dirs, optarg) < 0)
+                                return log_oom(), 2;
+                        break;
+                case ARG_NO_RULES:
+                        so.no_rules = true;
+                        break;
+                default:
+                        return 2;
+                }
+        if (optind >= argc)
+                return adm_usage_error("compare", "missing OLD snapshot (see --help)");
+        if (argc - optind > 2)
+                return adm_usage_error("compare", "unexpected argument: %s", argv[optind + 2]);
+        so.rules_dirs = dirs;
+
+        _cleanup_(snapshot_freep) struct snapshot *old = NULL, *new = NULL;
+        if (snapshot_read(argv[optind], &old) < 0 ||
+            snapshot_load(argc - optind == 2 ? argv[optind + 1] : NULL, &so, &new) < 0)
+                return 2;
+        c.old = old;
+        c.new = new;
+        c.classes = hashmap_new_string();
+        if (!c.classes)
+                return log_oom(), 2;
+        r = run_compare(&c);
+        if (r < 0) {
+                log_error_errno(r, "Comparison failed: %m");
+                return 2;
+        }
+        print_report(&c);
+        return c.n_changes ? 1 : 0;
+}
+
+/* devmanadm classes --compare OLD: per class, the layout before and after. */
+static void count_layouts(const struct snapshot *s, struct hashmap *h, int side, int *error)
+{
+        for (size_t i = 0; i < s->n_devices; i++) {
+                const struct snapshot_device *d = &s->devices[i];
+                int kind = streq(d->layout, "converted") ? 0 : streq(d->layout, "legacy") ? 1
+                                                         : streq(d->layout, "unlisted")  ? 2
+                                                                                         : -1;
+                if (kind < 0 || !d->subsystem)
+                        continue;
+                unsigned *v = hashmap_get(h, d->subsystem);
+                if (!v) {
+                        /* 6 counters, then the name */
+                        size_t len = strlen(d->subsystem);
+                        v = calloc(1, 6 * sizeof(unsigned) + len + 1);
+                        if (!v) {
+                                *error = -ENOMEM;
+                                return;
+                        }
+                        char *name = (char *)(v + 6);
+                        memcpy(name, d->subsystem, len + 1);
+                        if (hashmap_put(h, name, v) < 0) {
+                                free(v);
+                                *error = -ENOMEM;
+                                return;
+                        }
+                }
+                v[side * 3 + kind]++;
+        }
+}
+
+static const char *layout_verdict(const unsigned *v)
+{
+        unsigned kinds = !!v[0] + !!v[1] + !!v[2];
+        if (kinds > 1)
+                return "mixed";
+        return v[0] ? "converted" : v[1] ? "legacy" : v[2] ? "unlisted" : "absent";
+}
+
+int adm_classes_compare(const struct adm_ctx *ctx, const char *old_path)
+{
+        struct snapshot_options so = {.sysfs_root = ctx->sysfs_root, .dev_root = ctx->dev_root, .no_rules = true};
+        _cleanup_(snapshot_freep) struct snapshot *old = NULL, *new = NULL;
+        if (snapshot_read(old_path, &old) < 0 || fresh_snapshot(&so, &new) < 0)
+                return 2;
+        _cleanup_(hashmap_freep) struct hashmap *h = hashmap_new_string();
+        int error = 0;
+        if (!h)
+                return log_oom(), 2;
+        count_layouts(old, h, 0, &error);
+        count_layouts(new, h, 1, &error);
+        size_t n = hashmap_size(h), k = 0;
+        _cleanup_strv_free_ char **names = calloc(n + 1, sizeof(char *));
+        if (error < 0 || !names)
+                error = -ENOMEM;
+        struct hashmap_iter it = HASHMAP_ITER_INIT;
+        const void *key;
+        void *v;
+        while (error >= 0 && hashmap_iterate(h, &it, &key, &v))
+                if (!(names[k++] = strdup(key)))
+                        error = -ENOMEM;
+        if (error < 0) {
+                log_oom();
+                k = 0;
+        }
+        strv_sort(names);
+        printf("%-20s %-30s %s\n", "CLASS", "BEFORE (conv/legacy/unlisted)", "AFTER");
+        for (size_t i = 0; i < k; i++) {
+                const unsigned *c = hashmap_get(h, names[i]);
+                _cleanup_free_ char *before = NULL;
+                if (asprintf(&before, "%s %u/%u/%u", layout_verdict(c), c[0], c[1], c[2]) < 0)
+                        continue;
+                printf("%-20s %-30s %s %u/%u/%u\n", names[i], before, layout_verdict(c + 3), c[3], c[4], c[5]);
+        }
+        it = HASHMAP_ITER_INIT;
+        while (hashmap_iterate(h, &it, NULL, &v))
+                free(v);
+        return error < 0 ? 1 : 0;
+}
