@@ -323,8 +323,18 @@ int verb_snapshot(const struct adm_ctx *ctx, int argc, char **argv)
                 return adm_usage_error("snapshot", "unexpected argument: %s", argv[optind]);
         o.rules_dirs = dirs;
 
+        struct stat st;
         if (!output || streq(output, "-"))
                 return snapshot_write(&o, stdout) < 0 ? 1 : 0;
+        if (stat(output, &st) == 0 && !S_ISREG(st.st_mode)) {
+                /* a tty or pipe (a VM's console, say): written in place */
+                _cleanup_fclose_ FILE *f = fopen(output, "we");
+                if (!f) {
+                        log_error_errno(errno, "Cannot open %s: %m", output);
+                        return 1;
+                }
+                return snapshot_write(&o, f) < 0 ? 1 : 0;
+        }
 
         /* written next to the target and renamed: a failed run leaves no half snapshot */
         _cleanup_free_ char *tmp = NULL;

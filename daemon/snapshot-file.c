@@ -211,7 +211,8 @@ int snapshot_parse(FILE *f, const char *name, struct snapshot **ret)
                 return log_oom();
         while ((len = getline(&line, &cap, f)) >= 0) {
                 lineno++;
-                if (len > 0 && line[len - 1] == '\n')
+                /* a snapshot that went through a tty may have CR LF line ends */
+                while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
                         line[--len] = '\0';
                 if (len == 0 || line[0] == '#')
                         continue;
