@@ -48,21 +48,22 @@ enum field {
 };
 
 static const char *const field_names[_F_MAX] = {
-        [F_VANISHED] = "vanished", [F_APPEARED] = "appeared", [F_RENAMED] = "renamed",
-        [F_DUPLICATE] = "duplicate", [F_LAYOUT] = "layout",   [F_NODE] = "node",
-        [F_TYPE] = "type",           [F_DEVT] = "devt",       [F_MODE] = "mode",
-        [F_OWNER] = "owner",         [F_LINKS] = "links",     [F_TAGS] = "tags",
+        [F_VANISHED] = "vanished",   [F_APPEARED] = "appeared",   [F_RENAMED] = "renamed",
+        [F_DUPLICATE] = "duplicate", [F_LAYOUT] = "layout",       [F_NODE] = "node",
+        [F_TYPE] = "type",           [F_DEVT] = "devt",           [F_MODE] = "mode",
+        [F_OWNER] = "owner",         [F_LINKS] = "links",         [F_TAGS] = "tags",
         [F_PROPS] = "props",         [F_KPROPS] = "kernel-props", [F_DEVTYPE] = "devtype",
         [F_DRIVER] = "driver",       [F_PARENT] = "parent",
 };
 
 /* Kernel keys that are fields of their own (compared there) or describe the event. */
-static const char *const kprops_compared_elsewhere[] = {"MAJOR", "MINOR", "DEVNAME", "DEVPATH", "SUBSYSTEM",
-                                                         "DEVTYPE", "DRIVER", "SEQNUM", "ACTION", NULL};
+static const char *const kprops_compared_elsewhere[] = {
+        "MAJOR", "MINOR", "DEVNAME", "DEVPATH", "SUBSYSTEM", "DEVTYPE", "DRIVER", "SEQNUM", "ACTION", NULL};
 /* Keys the conversion introduced (class_device kernels sent none of them) ... */
 static const char *const kprops_gained_by_conversion[] = {"DEVTYPE", "DEVMODE", "PARTN", "DISKSEQ", NULL};
 /* ... and the ones it retired (the parent chain says it now). */
-static const char *const kprops_retired_by_conversion[] = {"PHYSDEVPATH", "PHYSDEVBUS", "PHYSDEVDRIVER", NULL};
+static const char *const kprops_retired_by_conversion[] = {"PHYSDEVPATH", "PHYSDEVBUS", "PHYSDEVDRIVER",
+                                                           NULL};
 
 struct class_stat {
         char *name;
@@ -95,9 +96,10 @@ static bool in_list(const char *const *l, const char *s, size_t len)
 
 static bool matches_any(char **globs, const char *s)
 {
-        STRV_FOREACH(g, globs)
+        STRV_FOREACH(g, globs) {
                 if (fnmatch(*g, s, 0) == 0)
                         return true;
+        }
         return false;
 }
 
@@ -132,16 +134,16 @@ static void add_line(struct compare *c, char ***l, const char *fmt, ...)
 }
 
 /* A userspace-visible change of field f on device d (the NEW record when there is one). */
-#define CHANGE(c, f, d, ...)                                                                                 \
-        do {                                                                                                 \
-                if (!(c)->ignore[f]) {                                                                       \
-                        add_line(c, &(c)->lines[f], __VA_ARGS__);                                            \
-                        (c)->n_changes++;                                                                    \
-                        struct class_stat *_s = class_stat(c, d);                                            \
-                        if (_s)                                                                              \
-                                _s->fields |= 1u << (f);                                                     \
-                        changed = true;                                                                      \
-                }                                                                                            \
+#define CHANGE(c, f, d, ...)                                                                                \
+        do {                                                                                                \
+                if (!(c)->ignore[f]) {                                                                      \
+                        add_line(c, &(c)->lines[f], __VA_ARGS__);                                           \
+                        (c)->n_changes++;                                                                   \
+                        struct class_stat *_s = class_stat(c, d);                                           \
+                        if (_s)                                                                             \
+                                _s->fields |= 1u << (f);                                                    \
+                        changed = true;                                                                     \
+                }                                                                                           \
         } while (0)
 
 static const char *na(const char *s)
@@ -157,8 +159,8 @@ static char *devt_string(const struct snapshot_device *d)
 }
 
 /* KEY=VALUE lists compared key by key; what is reported goes to field f. */
-static bool compare_props(struct compare *c, enum field f, const struct snapshot_device *o,
-                          const struct snapshot_device *n, char **a, char **b, bool kernel, bool gain_ok)
+static bool compare_props(struct compare *c, enum field f, const struct snapshot_device *n, char **a,
+                          char **b, bool kernel, bool gain_ok)
 {
         bool changed = false;
         size_t i = 0, j = 0;
@@ -175,11 +177,13 @@ static bool compare_props(struct compare *c, enum field f, const struct snapshot
                         c->error = -ENOMEM;
                         return changed;
                 }
-                bool skip = matches_any(c->ignore_props, k) || (kernel && in_list(kprops_compared_elsewhere, k, kl));
+                bool skip = matches_any(c->ignore_props, k) ||
+                            (kernel && in_list(kprops_compared_elsewhere, k, kl));
                 if (cmp < 0) { /* only in OLD */
                         if (skip)
                                 ;
-                        else if (kernel && c->across_conversion && in_list(kprops_retired_by_conversion, k, kl))
+                        else if (kernel && c->across_conversion &&
+                                 in_list(kprops_retired_by_conversion, k, kl))
                                 add_line(c, &c->gained, "retired %s: %s", n->key, x);
                         else
                                 CHANGE(c, f, n, "%s %s: - %s", field_names[f], n->key, x);
@@ -200,13 +204,12 @@ static bool compare_props(struct compare *c, enum field f, const struct snapshot
                         j++;
                 }
         }
-        (void)o;
         return changed;
 }
 
 /* Sorted string lists (links, tags). */
-static bool compare_sets(struct compare *c, enum field f, const struct snapshot_device *n, char **a, char **b,
-                         char **ignore, bool gain_ok)
+static bool compare_sets(struct compare *c, enum field f, const struct snapshot_device *n, char **a,
+                         char **b, char **ignore, bool gain_ok)
 {
         bool changed = false;
         size_t i = 0, j = 0;
@@ -220,7 +223,8 @@ static bool compare_sets(struct compare *c, enum field f, const struct snapshot_
                         if (matches_any(ignore, b[j]))
                                 ;
                         else if (gain_ok)
-                                add_line(c, &c->gained, "gained %s: %s %s", n->key, f == F_LINKS ? "link" : "tag", b[j]);
+                                add_line(c, &c->gained, "gained %s: %s %s", n->key,
+                                         f == F_LINKS ? "link" : "tag", b[j]);
                         else
                                 CHANGE(c, f, n, "%s %s: + %s", field_names[f], n->key, b[j]);
                         j++;
@@ -265,7 +269,8 @@ static bool compare_pair(struct compare *c, const struct snapshot_device *o, con
                 if (c->verbose)
                         add_line(c, &c->converted, "converted %s: %s -> %s", n->key, o->found, n->devpath);
         } else if (!streq(o->layout, n->layout))
-                CHANGE(c, F_LAYOUT, n, "layout %s: %s -> %s (found at %s)", n->key, o->layout, n->layout, n->found);
+                CHANGE(c, F_LAYOUT, n, "layout %s: %s -> %s (found at %s)", n->key, o->layout, n->layout,
+                       n->found);
 
         if (o->devt_type && n->devt_type) {
                 if (o->devt_type != n->devt_type)
@@ -295,8 +300,8 @@ static bool compare_pair(struct compare *c, const struct snapshot_device *o, con
 
         changed |= compare_sets(c, F_LINKS, n, o->links, n->links, c->ignore_links, devtype_gained);
         changed |= compare_sets(c, F_TAGS, n, o->tags, n->tags, NULL, devtype_gained);
-        changed |= compare_props(c, F_PROPS, o, n, o->props, n->props, false, devtype_gained);
-        changed |= compare_props(c, F_KPROPS, o, n, o->kprops, n->kprops, true, false);
+        changed |= compare_props(c, F_PROPS, n, o->props, n->props, false, devtype_gained);
+        changed |= compare_props(c, F_KPROPS, n, o->kprops, n->kprops, true, false);
 
         _cleanup_free_ char *pa = physical_chain(o, false), *pb = physical_chain(n, false);
         if (!pa || !pb)
@@ -316,8 +321,8 @@ static bool compare_pair(struct compare *c, const struct snapshot_device *o, con
 static void describe(const struct snapshot_device *d, char **ret)
 {
         _cleanup_free_ char *devt = devt_string(d);
-        if (asprintf(ret, "found at %s (%s), devt %s%s%s", d->found, d->layout, na(devt), d->node ? ", node " : "",
-                     d->node ? d->node : "") < 0)
+        if (asprintf(ret, "found at %s (%s), devt %s%s%s", d->found, d->layout, na(devt),
+                     d->node ? ", node " : "", d->node ? d->node : "") < 0)
                 *ret = NULL;
 }
 
@@ -340,7 +345,8 @@ static size_t *sorted_indices(const struct snapshot *s)
 
 static int score(const struct snapshot_device *a, const struct snapshot_device *b)
 {
-        return (a->devt_type == b->devt_type && streq_ptr(a->devt, b->devt)) * 2 + streq(a->layout, b->layout);
+        return (a->devt_type == b->devt_type && streq_ptr(a->devt, b->devt)) * 2 +
+               streq(a->layout, b->layout);
 }
 
 /* Second-chance matching of the devices left over: same subsystem and devt, then same
@@ -383,8 +389,8 @@ static int match_leftovers(struct compare *c, ssize_t *mo, ssize_t *mn, bool by_
                 const struct snapshot_device *o = &c->old->devices[i];
                 _cleanup_free_ char *devt_desc = devt_string(d);
                 bool changed = false;
-                CHANGE(c, F_RENAMED, d, "renamed %s: -> %s (same %s %s)", o->key, d->key, by_devt ? "devt" : "node",
-                       by_devt ? devt_desc : d->node);
+                CHANGE(c, F_RENAMED, d, "renamed %s: -> %s (same %s %s)", o->key, d->key,
+                       by_devt ? "devt" : "node", by_devt ? devt_desc : d->node);
                 changed |= compare_pair(c, o, d);
                 struct class_stat *s = class_stat(c, d);
                 if (s && changed)
@@ -478,8 +484,9 @@ static int run_compare(struct compare *c)
                 _cleanup_free_ char *desc = NULL;
                 bool changed = false;
                 describe(d, &desc);
-                mn[j] = (ssize_t)new->n_devices; /* handled */
-                CHANGE(c, F_DUPLICATE, d, "duplicate %s: a second device of that name, %s", d->key, na(desc));
+                mn[j] = (ssize_t) new->n_devices; /* handled */
+                CHANGE(c, F_DUPLICATE, d, "duplicate %s: a second device of that name, %s", d->key,
+                       na(desc));
                 struct class_stat *s = class_stat(c, d);
                 if (s && changed)
                         s->duplicated++;
@@ -525,23 +532,25 @@ static void print_report(struct compare *c)
                 if (n == 0)
                         continue;
                 printf("== %s (%zu)\n", field_names[f], n);
-                STRV_FOREACH(l, c->lines[f])
+                STRV_FOREACH(l, c->lines[f]) {
                         printf("%s\n", *l);
+                }
                 printf("\n");
         }
         if (c->verbose && c->converted) {
                 printf("== converted (%zu, expected)\n", strv_length(c->converted));
-                STRV_FOREACH(l, c->converted)
+                STRV_FOREACH(l, c->converted) {
                         printf("%s\n", *l);
+                }
                 printf("\n");
         }
         if (c->gained) {
                 printf("== gained or retired by the conversion (%zu, expected)\n", strv_length(c->gained));
-                if (c->verbose)
-                        STRV_FOREACH(l, c->gained)
-                                printf("%s\n", *l);
-                else
+                if (!c->verbose)
                         printf("(--verbose lists them)\n");
+                STRV_FOREACH(l, c->verbose ? c->gained : NULL) {
+                        printf("%s\n", *l);
+                }
                 printf("\n");
         }
 
@@ -585,7 +594,8 @@ static void print_report(struct compare *c)
         }
         printf("\n");
         if (c->n_changes)
-                printf("verdict: %u userspace-visible difference%s\n", c->n_changes, c->n_changes == 1 ? "" : "s");
+                printf("verdict: %u userspace-visible difference%s\n", c->n_changes,
+                       c->n_changes == 1 ? "" : "s");
         else
                 printf("verdict: nothing userspace-visible changed\n");
 }
@@ -607,33 +617,6 @@ static void compare_clear(struct compare *c)
                 }
                 hashmap_free(c->classes);
         }
-}
-
-/* A snapshot of the current sysfs root, parsed. 0 or -errno (logged). */
-static int fresh_snapshot(const struct snapshot_options *o, struct snapshot **ret)
-{
-        _cleanup_free_ char *buf = NULL;
-        size_t len = 0;
-        FILE *f = open_memstream(&buf, &len);
-        if (!f)
-                return log_oom();
-        int r = snapshot_write(o, f);
-        if (fclose(f) != 0 && r >= 0)
-                r = log_oom();
-        if (r < 0)
-                return r;
-        _cleanup_fclose_ FILE *m = fmemopen(buf, len, "r");
-        if (!m)
-                return log_oom();
-        _cleanup_free_ char *name = NULL;
-        if (asprintf(&name, "<snapshot of %s>", o->sysfs_root) < 0)
-                return log_oom();
-        return snapshot_parse(m, name, ret);
-}
-
-static int snapshot_load(const char *path, const struct snapshot_options *fresh, struct snapshot **ret)
-{
-        return path ? snapshot_read(path, ret) : fresh_snapshot(fresh, ret);
 }
 
 static void help(void)
@@ -728,7 +711,7 @@ int verb_compare(const struct adm_ctx *ctx, int argc, char **argv)
 
         _cleanup_(snapshot_freep) struct snapshot *old = NULL, *new = NULL;
         if (snapshot_read(argv[optind], &old) < 0 ||
-            snapshot_load(argc - optind == 2 ? argv[optind + 1] : NULL, &so, &new) < 0)
+            (argc - optind == 2 ? snapshot_read(argv[optind + 1], &new) : snapshot_take(&so, &new)) < 0)
                 return 2;
         c.old = old;
         c.new = new;
@@ -742,84 +725,4 @@ int verb_compare(const struct adm_ctx *ctx, int argc, char **argv)
         }
         print_report(&c);
         return c.n_changes ? 1 : 0;
-}
-
-/* devmanadm classes --compare OLD: per class, the layout before and after. */
-static void count_layouts(const struct snapshot *s, struct hashmap *h, int side, int *error)
-{
-        for (size_t i = 0; i < s->n_devices; i++) {
-                const struct snapshot_device *d = &s->devices[i];
-                int kind = streq(d->layout, "converted") ? 0 : streq(d->layout, "legacy") ? 1
-                                                         : streq(d->layout, "unlisted")  ? 2
-                                                                                         : -1;
-                if (kind < 0 || !d->subsystem)
-                        continue;
-                unsigned *v = hashmap_get(h, d->subsystem);
-                if (!v) {
-                        /* 6 counters, then the name */
-                        size_t len = strlen(d->subsystem);
-                        v = calloc(1, 6 * sizeof(unsigned) + len + 1);
-                        if (!v) {
-                                *error = -ENOMEM;
-                                return;
-                        }
-                        char *name = (char *)(v + 6);
-                        memcpy(name, d->subsystem, len + 1);
-                        if (hashmap_put(h, name, v) < 0) {
-                                free(v);
-                                *error = -ENOMEM;
-                                return;
-                        }
-                }
-                v[side * 3 + kind]++;
-        }
-}
-
-static const char *layout_verdict(const unsigned *v)
-{
-        unsigned kinds = !!v[0] + !!v[1] + !!v[2];
-        if (kinds > 1)
-                return "mixed";
-        return v[0] ? "converted" : v[1] ? "legacy" : v[2] ? "unlisted" : "absent";
-}
-
-int adm_classes_compare(const struct adm_ctx *ctx, const char *old_path)
-{
-        struct snapshot_options so = {.sysfs_root = ctx->sysfs_root, .dev_root = ctx->dev_root, .no_rules = true};
-        _cleanup_(snapshot_freep) struct snapshot *old = NULL, *new = NULL;
-        if (snapshot_read(old_path, &old) < 0 || fresh_snapshot(&so, &new) < 0)
-                return 2;
-        _cleanup_(hashmap_freep) struct hashmap *h = hashmap_new_string();
-        int error = 0;
-        if (!h)
-                return log_oom(), 2;
-        count_layouts(old, h, 0, &error);
-        count_layouts(new, h, 1, &error);
-        size_t n = hashmap_size(h), k = 0;
-        _cleanup_strv_free_ char **names = calloc(n + 1, sizeof(char *));
-        if (error < 0 || !names)
-                error = -ENOMEM;
-        struct hashmap_iter it = HASHMAP_ITER_INIT;
-        const void *key;
-        void *v;
-        while (error >= 0 && hashmap_iterate(h, &it, &key, &v))
-                if (!(names[k++] = strdup(key)))
-                        error = -ENOMEM;
-        if (error < 0) {
-                log_oom();
-                k = 0;
-        }
-        strv_sort(names);
-        printf("%-20s %-30s %s\n", "CLASS", "BEFORE (conv/legacy/unlisted)", "AFTER");
-        for (size_t i = 0; i < k; i++) {
-                const unsigned *c = hashmap_get(h, names[i]);
-                _cleanup_free_ char *before = NULL;
-                if (asprintf(&before, "%s %u/%u/%u", layout_verdict(c), c[0], c[1], c[2]) < 0)
-                        continue;
-                printf("%-20s %-30s %s %u/%u/%u\n", names[i], before, layout_verdict(c + 3), c[3], c[4], c[5]);
-        }
-        it = HASHMAP_ITER_INIT;
-        while (hashmap_iterate(h, &it, NULL, &v))
-                free(v);
-        return error < 0 ? 1 : 0;
 }

@@ -55,7 +55,8 @@ static const char *entry_name(const struct device *d)
 static char *device_key(const struct device *d)
 {
         char *k = NULL;
-        int r = d->subsystem ? asprintf(&k, "%s/%s", d->subsystem, d->sysname) : asprintf(&k, "@%s", d->devpath);
+        int r = d->subsystem ? asprintf(&k, "%s/%s", d->subsystem, d->sysname)
+                             : asprintf(&k, "@%s", d->devpath);
         return r < 0 ? NULL : k;
 }
 
@@ -95,7 +96,8 @@ static const char *class_entry(const struct model *m, const char *root_real, con
                 _cleanup_free_ char *entry = NULL, *target = NULL;
                 const char *root = model_sysfs_root(m);
                 if (i == 0 ? asprintf(&entry, "%s/class/%s/%s", root, d->subsystem, entry_name(d)) < 0
-                           : !streq(d->subsystem, "block") || asprintf(&entry, "%s/block/%s", root, entry_name(d)) < 0)
+                           : !streq(d->subsystem, "block") ||
+                                     asprintf(&entry, "%s/block/%s", root, entry_name(d)) < 0)
                         continue;
                 target = realpath(entry, NULL);
                 const char *rel = target ? startswith(target, root_real) : NULL;
@@ -117,8 +119,9 @@ static void put_field(FILE *f, const char *key, const char *value)
 static void put_sorted(FILE *f, const char *key, char **l)
 {
         strv_sort(l);
-        STRV_FOREACH(s, l)
+        STRV_FOREACH(s, l) {
                 put_field(f, key, *s);
+        }
 }
 
 static int write_device(FILE *f, const struct model *m, const char *root_real, struct device *d)
@@ -152,7 +155,8 @@ static int write_device(FILE *f, const struct model *m, const char *root_real, s
                 fprintf(f, "mode %04o\nowner %u:%u\n", (unsigned)mode, (unsigned)uid, (unsigned)gid);
         } else
                 fprintf(f, "mode -\nowner -\n");
-        if (d->udev && (strv_copy(d->udev->links, &links) < 0 || strv_copy(d->udev->current_tags, &tags) < 0))
+        if (d->udev &&
+            (strv_copy(d->udev->links, &links) < 0 || strv_copy(d->udev->current_tags, &tags) < 0))
                 return -ENOMEM;
         put_sorted(f, "link", links);
         put_sorted(f, "tag", tags);
@@ -237,7 +241,8 @@ int snapshot_write(const struct snapshot_options *o, FILE *f)
                 struct event e = {.uevent = ev, .seqnum = i + 1, .state = EVENT_RUNNING};
                 r = process_event(&pctx, &e, on_done, &c);
                 if (r < 0)
-                        log_warning_errno(r, "%s: could not process, left out of the snapshot: %m", paths[i]);
+                        log_warning_errno(r, "%s: could not process, left out of the snapshot: %m",
+                                          paths[i]);
                 uevent_free(ev);
         }
         builtin_exit_all(&bctx);
@@ -258,6 +263,24 @@ int snapshot_write(const struct snapshot_options *o, FILE *f)
         if (fflush(f) != 0 || ferror(f))
                 return log_error_errno(errno ? errno : EIO, "Cannot write the snapshot: %m");
         return 0;
+}
+
+int snapshot_take(const struct snapshot_options *o, struct snapshot **ret)
+{
+        _cleanup_free_ char *buf = NULL, *name = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        if (!f)
+                return log_oom();
+        int r = snapshot_write(o, f);
+        if (fclose(f) != 0 && r >= 0)
+                r = log_oom();
+        if (r < 0)
+                return r;
+        _cleanup_fclose_ FILE *m = fmemopen(buf, len, "r");
+        if (!m || asprintf(&name, "<snapshot of %s>", o->sysfs_root) < 0)
+                return log_oom();
+        return snapshot_parse(m, name, ret);
 }
 
 static void help(void)

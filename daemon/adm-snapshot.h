@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "adm.h"
+#include "snapshot-file.h"
 
 struct snapshot_options {
         const char *sysfs_root;
@@ -22,3 +23,6 @@ struct snapshot_options {
 
 /* Writes the snapshot of o->sysfs_root to f. 0, or -errno (logged). */
 int snapshot_write(const struct snapshot_options *o, FILE *f);
+/* Takes a snapshot and parses it (what compare uses for "now"). 0, or -errno (logged); *ret is
+ * owned by the caller (snapshot_free). */
+int snapshot_take(const struct snapshot_options *o, struct snapshot **ret);

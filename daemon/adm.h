@@ -20,9 +20,6 @@ int verb_control(const struct adm_ctx *ctx, int argc, char **argv); /* adm-contr
 int verb_monitor(const struct adm_ctx *ctx, int argc, char **argv); /* adm-monitor.c */
 int verb_snapshot(const struct adm_ctx *ctx, int argc, char **argv); /* adm-snapshot.h */
 int verb_compare(const struct adm_ctx *ctx, int argc, char **argv);  /* adm-compare.c */
-/* devmanadm classes --compare OLD (adm-compare.c): per class, the layout in the OLD snapshot and
- * in the sysfs root now. Returns the exit status. */
-int adm_classes_compare(const struct adm_ctx *ctx, const char *old_path);
 
 /* Settles (shared by settle, trigger --settle and coldplug): waits until the run dir's queue
  * file is gone. 0 when settled, -ETIMEDOUT, other -errno. */

@@ -39,7 +39,8 @@ static int unescape(char *s)
                         continue;
                 }
                 int hi, lo;
-                if (r[1] != 'x' || (hi = hexval(r[2])) < 0 || (lo = hexval(r[3])) < 0 || (hi == 0 && lo == 0))
+                if (r[1] != 'x' || (hi = hexval(r[2])) < 0 || (lo = hexval(r[3])) < 0 ||
+                    (hi == 0 && lo == 0))
                         return -EBADMSG;
                 *w++ = (char)(hi * 16 + lo);
                 r += 3;
@@ -117,8 +118,8 @@ static int parse_parent(char *v, struct snapshot_parent *p)
         for (int i = 0; i < 4; i++)
                 if (unescape(f[i]) < 0 || !*f[i])
                         return -EBADMSG;
-        if (!(p->kind = strdup(f[0])) || set_value(&p->subsystem, f[1]) < 0 || set_value(&p->driver, f[2]) < 0 ||
-            !(p->sysname = strdup(f[3])))
+        if (!(p->kind = strdup(f[0])) || set_value(&p->subsystem, f[1]) < 0 ||
+            set_value(&p->driver, f[2]) < 0 || !(p->sysname = strdup(f[3])))
                 return -ENOMEM;
         return 0;
 }
@@ -227,8 +228,9 @@ int snapshot_parse(FILE *f, const char *name, struct snapshot **ret)
                         if (!streq(key, "devman-snapshot") || sscanf(v, "%u", &version) != 1)
                                 goto bad;
                         if (version > SNAPSHOT_FORMAT_VERSION) {
-                                log_error("%s:%u: snapshot format %u is newer than this devmanadm reads (%d)", name,
-                                          lineno, version, SNAPSHOT_FORMAT_VERSION);
+                                log_error(
+                                        "%s:%u: snapshot format %u is newer than this devmanadm reads (%d)",
+                                        name, lineno, version, SNAPSHOT_FORMAT_VERSION);
                                 return -EPROTONOSUPPORT;
                         }
                         header = true;
@@ -260,8 +262,8 @@ int snapshot_parse(FILE *f, const char *name, struct snapshot **ret)
                 if (streq(key, "end")) {
                         if (!cur->devpath || !cur->layout)
                                 goto bad;
-                        if (empty_strv(&cur->links) < 0 || empty_strv(&cur->tags) < 0 || empty_strv(&cur->props) < 0 ||
-                            empty_strv(&cur->kprops) < 0)
+                        if (empty_strv(&cur->links) < 0 || empty_strv(&cur->tags) < 0 ||
+                            empty_strv(&cur->props) < 0 || empty_strv(&cur->kprops) < 0)
                                 return log_oom();
                         cur = NULL;
                         continue;

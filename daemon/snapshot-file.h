@@ -42,12 +42,12 @@ struct snapshot_device {
         char *found;
         char *devpath;
         char *layout;
-        char *subsystem, *devtype, *driver; /* NULL for "-" */
-        char devt_type;                     /* 'c', 'b' or 0 */
-        char *devt;                         /* "MAJOR:MINOR", NULL when none */
-        char *node, *mode, *owner;          /* NULL for "-" */
+        char *subsystem, *devtype, *driver;      /* NULL for "-" */
+        char devt_type;                          /* 'c', 'b' or 0 */
+        char *devt;                              /* "MAJOR:MINOR", NULL when none */
+        char *node, *mode, *owner;               /* NULL for "-" */
         char **links, **tags, **props, **kprops; /* NULL-terminated, sorted, never NULL */
-        struct snapshot_parent *parents;    /* nearest first */
+        struct snapshot_parent *parents;         /* nearest first */
         size_t n_parents;
 };
 
