@@ -128,7 +128,11 @@ static void add_line(struct compare *c, char ***l, const char *fmt, ...)
         va_start(ap, fmt);
         int r = vasprintf(&s, fmt, ap);
         va_end(ap);
-        if (r < 0 || strv_push_copy(l, s) < 0)
+        if (r < 0) {
+                c->error = -ENOMEM;
+                return;
+        }
+        if (strv_push_copy(l, s) < 0)
                 c->error = -ENOMEM;
         free(s);
 }
@@ -354,8 +358,10 @@ static int score(const struct snapshot_device *a, const struct snapshot_device *
 static int match_leftovers(struct compare *c, ssize_t *mo, ssize_t *mn, bool by_devt)
 {
         _cleanup_(hashmap_freep) struct hashmap *h = hashmap_new_string();
-        _cleanup_strv_free_ char **keys = NULL; /* owns the hashmap's keys */
-        if (!h)
+        /* owns the hashmap's keys; NULL-terminated because calloc'ed one longer */
+        _cleanup_strv_free_ char **keys = calloc(c->old->n_devices + 1, sizeof(char *));
+        size_t n_keys = 0;
+        if (!h || !keys)
                 return -ENOMEM;
         for (size_t i = 0; i < c->old->n_devices; i++) {
                 const struct snapshot_device *d = &c->old->devices[i];
@@ -365,12 +371,10 @@ static int match_leftovers(struct compare *c, ssize_t *mo, ssize_t *mn, bool by_
                 if ((by_devt ? asprintf(&k, "%s|%c%s", na(d->subsystem), d->devt_type, d->devt)
                              : asprintf(&k, "%s|%s", na(d->subsystem), d->node)) < 0)
                         return -ENOMEM;
-                if (strv_push_copy(&keys, k) < 0) {
-                        free(k);
+                keys[n_keys++] = k;
+                /* a second device with the same devt or node stays unmatched */
+                if (hashmap_put(h, k, (void *)(uintptr_t)(i + 1)) == -ENOMEM)
                         return -ENOMEM;
-                }
-                free(k);
-                (void)hashmap_put(h, keys[strv_length(keys) - 1], (void *)(uintptr_t)(i + 1));
         }
         for (size_t j = 0; j < c->new->n_devices; j++) {
                 const struct snapshot_device *d = &c->new->devices[j];
