@@ -63,7 +63,7 @@ static char *device_key(const struct device *d)
 static int compare_devices(const void *a, const void *b)
 {
         const struct device *x = *(struct device *const *)a, *y = *(struct device *const *)b;
-        /* subsystem-less devices ("@...") after the others, like their keys sort */
+        /* by subsystem (devices without one last), sysname, devpath: doc/snapshot-format.md */
         int r = (x->subsystem == NULL) - (y->subsystem == NULL);
         if (r)
                 return r;
