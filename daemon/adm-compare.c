@@ -4,8 +4,8 @@
  * class_device to struct device) changed for userspace, from two snapshots.
  *
  * Devices are matched by what userspace sees, never by devpath (a conversion moves
- * /class/usb_device/usbdev1.1 below /devices): first by SUBSYSTEM/SYSNAME, then, for what is
- * left, by subsystem and devt, then by subsystem and node name (those are reported as renamed).
+ * /class/usb_device/usbdev1.1 below /devices): see snapshot-match.h. A pair whose names differ
+ * is reported as renamed.
  * Parents are compared by bus identity (subsystem/sysname of the non-class ancestors), since
  * the class-device layer in between differs by design. What the conversion brings by design
  * is reported apart and is not a change: class entries going from legacy directories to
@@ -22,6 +22,7 @@
 #include "hashmap.h"
 #include "log.h"
 #include "snapshot-file.h"
+#include "snapshot-match.h"
 #include "strv.h"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct hashmap, hashmap_free)
@@ -240,25 +241,6 @@ static bool compare_sets(struct compare *c, enum field f, const struct snapshot_
         return changed;
 }
 
-/* "subsystem/sysname < ..." of the non-class ancestors. */
-static char *physical_chain(const struct snapshot_device *d, bool drivers)
-{
-        _cleanup_strv_free_ char **l = calloc(1, sizeof(char *));
-        if (!l)
-                return NULL;
-        for (size_t i = 0; i < d->n_parents; i++) {
-                const struct snapshot_parent *p = &d->parents[i];
-                if (streq(p->kind, "class"))
-                        continue;
-                _cleanup_free_ char *s = NULL;
-                if ((drivers ? asprintf(&s, "%s/%s(%s)", na(p->subsystem), p->sysname, na(p->driver))
-                             : asprintf(&s, "%s/%s", na(p->subsystem), p->sysname)) < 0 ||
-                    strv_push_copy(&l, s) < 0)
-                        return NULL;
-        }
-        return l[0] ? strv_join(l, NULL, " < ") : strdup("none");
-}
-
 /* Compares a matched pair; true when something userspace-visible changed. */
 static bool compare_pair(struct compare *c, const struct snapshot_device *o, const struct snapshot_device *n)
 {
@@ -307,13 +289,14 @@ static bool compare_pair(struct compare *c, const struct snapshot_device *o, con
         changed |= compare_props(c, F_PROPS, n, o->props, n->props, false, devtype_gained);
         changed |= compare_props(c, F_KPROPS, n, o->kprops, n->kprops, true, false);
 
-        _cleanup_free_ char *pa = physical_chain(o, false), *pb = physical_chain(n, false);
+        _cleanup_free_ char *pa = snapshot_physical_chain(o, false), *pb = snapshot_physical_chain(n, false);
         if (!pa || !pb)
                 c->error = -ENOMEM;
         else if (!streq(pa, pb))
                 CHANGE(c, F_PARENT, n, "parent %s: %s -> %s", n->key, pa, pb);
         else {
-                _cleanup_free_ char *da = physical_chain(o, true), *db = physical_chain(n, true);
+                _cleanup_free_ char *da = snapshot_physical_chain(o, true),
+                                    *db = snapshot_physical_chain(n, true);
                 if (!da || !db)
                         c->error = -ENOMEM;
                 else if (!streq(da, db))
@@ -330,197 +313,92 @@ static void describe(const struct snapshot_device *d, char **ret)
                 *ret = NULL;
 }
 
-static int cmp_index_key(const void *a, const void *b, void *userdata)
-{
-        const struct snapshot *s = userdata;
-        return strcmp(s->devices[*(const size_t *)a].key, s->devices[*(const size_t *)b].key);
-}
-
-static size_t *sorted_indices(const struct snapshot *s)
-{
-        size_t *idx = calloc(s->n_devices + 1, sizeof(size_t));
-        if (!idx)
-                return NULL;
-        for (size_t i = 0; i < s->n_devices; i++)
-                idx[i] = i;
-        qsort_r(idx, s->n_devices, sizeof(size_t), cmp_index_key, (void *)s);
-        return idx;
-}
-
-static int score(const struct snapshot_device *a, const struct snapshot_device *b)
-{
-        return (a->devt_type == b->devt_type && streq_ptr(a->devt, b->devt)) * 2 +
-               streq(a->layout, b->layout);
-}
-
-/* Second-chance matching of the devices left over: same subsystem and devt, then same
- * subsystem and node name. */
-static int match_leftovers(struct compare *c, ssize_t *mo, ssize_t *mn, bool by_devt)
-{
-        _cleanup_(hashmap_freep) struct hashmap *h = hashmap_new_string();
-        /* owns the hashmap's keys; NULL-terminated because calloc'ed one longer */
-        _cleanup_strv_free_ char **keys = calloc(c->old->n_devices + 1, sizeof(char *));
-        size_t n_keys = 0;
-        if (!h || !keys)
-                return -ENOMEM;
-        for (size_t i = 0; i < c->old->n_devices; i++) {
-                const struct snapshot_device *d = &c->old->devices[i];
-                char *k = NULL;
-                if (mo[i] >= 0 || (by_devt ? !d->devt_type : !d->node))
-                        continue;
-                if ((by_devt ? asprintf(&k, "%s|%c%s", na(d->subsystem), d->devt_type, d->devt)
-                             : asprintf(&k, "%s|%s", na(d->subsystem), d->node)) < 0)
-                        return -ENOMEM;
-                keys[n_keys++] = k;
-                /* a second device with the same devt or node stays unmatched */
-                if (hashmap_put(h, k, (void *)(uintptr_t)(i + 1)) == -ENOMEM)
-                        return -ENOMEM;
-        }
-        for (size_t j = 0; j < c->new->n_devices; j++) {
-                const struct snapshot_device *d = &c->new->devices[j];
-                _cleanup_free_ char *k = NULL;
-                if (mn[j] >= 0 || (by_devt ? !d->devt_type : !d->node))
-                        continue;
-                if ((by_devt ? asprintf(&k, "%s|%c%s", na(d->subsystem), d->devt_type, d->devt)
-                             : asprintf(&k, "%s|%s", na(d->subsystem), d->node)) < 0)
-                        return -ENOMEM;
-                uintptr_t v = (uintptr_t)hashmap_remove(h, k);
-                if (!v)
-                        continue;
-                size_t i = v - 1;
-                mo[i] = (ssize_t)j;
-                mn[j] = (ssize_t)i;
-                const struct snapshot_device *o = &c->old->devices[i];
-                _cleanup_free_ char *devt_desc = devt_string(d);
-                bool changed = false;
-                CHANGE(c, F_RENAMED, d, "renamed %s: -> %s (same %s %s)", o->key, d->key,
-                       by_devt ? "devt" : "node", by_devt ? devt_desc : d->node);
-                changed |= compare_pair(c, o, d);
-                struct class_stat *s = class_stat(c, d);
-                if (s && changed)
-                        s->changed++;
-        }
-        return 0;
-}
+static const char *const how_names[] = {
+        [MATCH_NAME_AND_PARENT] = "name",
+        [MATCH_DEVT] = "devt",
+        [MATCH_PARENT] = "parent",
+        [MATCH_NAME] = "name",
+        [MATCH_NODE] = "node",
+};
 
 static int run_compare(struct compare *c)
 {
         const struct snapshot *old = c->old, *new = c->new;
-        _cleanup_free_ size_t *io = sorted_indices(old), *in = sorted_indices(new);
-        _cleanup_free_ ssize_t *mo = malloc((old->n_devices + 1) * sizeof(ssize_t));
-        _cleanup_free_ ssize_t *mn = malloc((new->n_devices + 1) * sizeof(ssize_t));
-        _cleanup_free_ bool *dup = calloc(new->n_devices + 1, sizeof(bool));
+        /* NEW keys seen more than once: value 2 */
+        _cleanup_(hashmap_freep) struct hashmap *new_keys = hashmap_new_string();
+        struct snapshot_match m;
         int r;
 
-        if (!io || !in || !mo || !mn || !dup)
+        if (!new_keys)
                 return -ENOMEM;
-        for (size_t i = 0; i < old->n_devices; i++) {
-                mo[i] = -1;
-                if (streq(old->devices[i].layout, "legacy"))
-                        c->across_conversion = true;
-        }
-        for (size_t j = 0; j < new->n_devices; j++)
-                mn[j] = -1;
         for (size_t i = 0; i < old->n_devices; i++) {
                 struct class_stat *s = class_stat(c, &old->devices[i]);
                 if (s)
                         s->n_old++;
+                if (streq(old->devices[i].layout, "legacy"))
+                        c->across_conversion = true;
         }
         for (size_t j = 0; j < new->n_devices; j++) {
                 struct class_stat *s = class_stat(c, &new->devices[j]);
                 if (s)
                         s->n_new++;
+                void *seen = hashmap_get(new_keys, new->devices[j].key);
+                if (hashmap_replace(new_keys, new->devices[j].key, (void *)(uintptr_t)(seen ? 2 : 1), NULL) <
+                    0)
+                        return -ENOMEM;
         }
+        r = snapshot_match(old, new, &m);
+        if (r < 0)
+                return r;
 
-        /* merge-join on the key; within a key, pair the most alike records */
-        size_t a = 0, b = 0;
-        while (a < old->n_devices && b < new->n_devices) {
-                const char *ka = old->devices[io[a]].key, *kb = new->devices[in[b]].key;
-                int cmp = strcmp(ka, kb);
-                if (cmp < 0) {
-                        a++;
-                        continue;
-                }
-                if (cmp > 0) {
-                        b++;
-                        continue;
-                }
-                size_t ea = a, eb = b;
-                while (ea < old->n_devices && streq(old->devices[io[ea]].key, ka))
-                        ea++;
-                while (eb < new->n_devices && streq(new->devices[in[eb]].key, ka))
-                        eb++;
-                for (size_t x = a; x < ea; x++) {
-                        ssize_t best = -1;
-                        int best_score = -1;
-                        for (size_t y = b; y < eb; y++) {
-                                if (mn[in[y]] >= 0)
-                                        continue;
-                                int sc = score(&old->devices[io[x]], &new->devices[in[y]]);
-                                if (sc > best_score) {
-                                        best_score = sc;
-                                        best = (ssize_t)in[y];
-                                }
-                        }
-                        if (best < 0)
-                                break;
-                        mo[io[x]] = best;
-                        mn[best] = (ssize_t)io[x];
-                }
-                /* more NEW records than OLD ones under one name: duplicates */
-                for (size_t y = b; y < eb; y++)
-                        if (mn[in[y]] < 0)
-                                dup[in[y]] = true;
-                a = ea;
-                b = eb;
-        }
         for (size_t i = 0; i < old->n_devices; i++) {
-                if (mo[i] < 0)
+                const struct snapshot_device *o = &old->devices[i];
+                bool changed = false;
+                if (m.old_to_new[i] < 0) {
+                        _cleanup_free_ char *desc = NULL;
+                        describe(o, &desc);
+                        CHANGE(c, F_VANISHED, o, "vanished %s: %s", o->key, na(desc));
+                        struct class_stat *s = class_stat(c, o);
+                        if (s && changed)
+                                s->vanished++;
                         continue;
-                struct class_stat *s = class_stat(c, &new->devices[mo[i]]);
-                if (compare_pair(c, &old->devices[i], &new->devices[mo[i]]) && s)
+                }
+                const struct snapshot_device *n = &new->devices[m.old_to_new[i]];
+                if (!streq(o->key, n->key)) {
+                        _cleanup_free_ char *devt = devt_string(n),
+                                            *chain = snapshot_physical_chain(n, false);
+                        enum match_how how = m.how[i];
+                        CHANGE(c, F_RENAMED, n, "renamed %s: -> %s (same %s %s)", o->key, n->key,
+                               how_names[how],
+                               how == MATCH_DEVT     ? na(devt)
+                               : how == MATCH_PARENT ? na(chain)
+                                                     : na(n->node));
+                }
+                changed |= compare_pair(c, o, n);
+                struct class_stat *s = class_stat(c, n);
+                if (s && changed)
                         s->changed++;
         }
         for (size_t j = 0; j < new->n_devices; j++) {
-                if (!dup[j])
+                if (m.new_to_old[j] >= 0)
                         continue;
                 const struct snapshot_device *d = &new->devices[j];
                 _cleanup_free_ char *desc = NULL;
                 bool changed = false;
                 describe(d, &desc);
-                mn[j] = (ssize_t) new->n_devices; /* handled */
-                CHANGE(c, F_DUPLICATE, d, "duplicate %s: a second device of that name, %s", d->key,
-                       na(desc));
+                /* left over from two records under one name (a legacy directory next to the
+                 * converted symlink, say) */
+                bool dup = (uintptr_t)hashmap_get(new_keys, d->key) == 2;
+                if (dup)
+                        CHANGE(c, F_DUPLICATE, d, "duplicate %s: a second device of that name, %s", d->key,
+                               na(desc));
+                else
+                        CHANGE(c, F_APPEARED, d, "appeared %s: %s", d->key, na(desc));
                 struct class_stat *s = class_stat(c, d);
                 if (s && changed)
-                        s->duplicated++;
+                        dup ? s->duplicated++ : s->appeared++;
         }
-        if ((r = match_leftovers(c, mo, mn, true)) < 0 || (r = match_leftovers(c, mo, mn, false)) < 0)
-                return r;
-        for (size_t i = 0; i < old->n_devices; i++) {
-                if (mo[i] >= 0)
-                        continue;
-                const struct snapshot_device *d = &old->devices[i];
-                _cleanup_free_ char *desc = NULL;
-                bool changed = false;
-                describe(d, &desc);
-                CHANGE(c, F_VANISHED, d, "vanished %s: %s", d->key, na(desc));
-                struct class_stat *s = class_stat(c, d);
-                if (s && changed)
-                        s->vanished++;
-        }
-        for (size_t j = 0; j < new->n_devices; j++) {
-                if (mn[j] >= 0)
-                        continue;
-                const struct snapshot_device *d = &new->devices[j];
-                _cleanup_free_ char *desc = NULL;
-                bool changed = false;
-                describe(d, &desc);
-                CHANGE(c, F_APPEARED, d, "appeared %s: %s", d->key, na(desc));
-                struct class_stat *s = class_stat(c, d);
-                if (s && changed)
-                        s->appeared++;
-        }
+        snapshot_match_clear(&m);
         return c->error;
 }
 
@@ -630,8 +508,9 @@ static void help(void)
                "Compare two snapshots (devmanadm snapshot) taken on two kernels, typically before\n"
                "and after converting a class from class_device to struct device. NEW defaults to a\n"
                "fresh snapshot of the sysfs root (--sysfs, /sys). Devices are matched by what\n"
-               "userspace sees (SUBSYSTEM/SYSNAME, then devt, then node name), not by devpath;\n"
-               "parents by bus identity, skipping the class-device layer.\n"
+               "userspace sees (name and physical parents, then devt, then physical parents,\n"
+               "then name, then node name), not by devpath; parents by bus identity, skipping\n"
+               "the class-device layer.\n"
                "\n"
                "Reported, grouped and counted (FIELD names, one line each: FIELD KEY: detail):\n"
                "  vanished appeared renamed duplicate layout node type devt mode owner links tags\n"
