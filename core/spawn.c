@@ -599,6 +599,31 @@ static void manager_pump(struct spawn_manager *m)
         }
 }
 
+/* A relative program name as udev looks it up: in devman's own library directory first, then
+ * where distributions keep udev's helpers (ata_id, scsi_id, cdrom_id, ...). When none has it,
+ * the name in libdir (so the error names devman's directory). */
+static char *resolve_program(const char *libdir, const char *name)
+{
+        const char *const dirs[] = {libdir, "/usr/lib/udev", "/lib/udev"};
+        char *first = NULL;
+        for (size_t i = 0; i < ELEMENTSOF(dirs); i++) {
+                char *abs;
+                if (asprintf(&abs, "%s/%s", dirs[i], name) < 0) {
+                        free(first);
+                        return NULL;
+                }
+                if (access(abs, X_OK) == 0) {
+                        free(first);
+                        return abs;
+                }
+                if (!first)
+                        first = abs;
+                else
+                        free(abs);
+        }
+        return first;
+}
+
 int spawn_start(struct spawn_manager *m, const char *cmd, char **envp, const struct spawn_options *opts,
                 spawn_done_fn done, void *userdata)
 {
@@ -639,8 +664,8 @@ int spawn_start(struct spawn_manager *m, const char *cmd, char **envp, const str
                 goto fail;
         }
         if (j->argv[0][0] != '/') {
-                char *abs;
-                if (asprintf(&abs, "%s/%s", m->libdir, j->argv[0]) < 0) {
+                char *abs = resolve_program(m->libdir, j->argv[0]);
+                if (!abs) {
                         r = -ENOMEM;
                         goto fail;
                 }
