@@ -163,12 +163,38 @@ static char *devt_string(const struct snapshot_device *d)
         return r < 0 ? NULL : s;
 }
 
-/* KEY=VALUE lists compared key by key; what is reported goes to field f. */
-static bool compare_props(struct compare *c, enum field f, const struct snapshot_device *n, char **a,
-                          char **b, bool kernel, bool gain_ok)
+static int cmp_prop_key(const void *a, const void *b)
 {
+        const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+        size_t xl = strcspn(x, "="), yl = strcspn(y, "=");
+        int r = strncmp(x, y, xl < yl ? xl : yl);
+        return r ? r : xl < yl ? -1 : xl > yl ? 1 : strcmp(x, y);
+}
+
+/* A NULL-terminated copy of the pointers of l, ordered by key ("A" before "A1" before "A_B",
+ * which a plain string order of "KEY=VALUE" does not give). */
+static char **by_key(char **l)
+{
+        size_t n = strv_length(l);
+        char **v = calloc(n + 1, sizeof(char *));
+        if (!v)
+                return NULL;
+        memcpy(v, l, n * sizeof(char *));
+        qsort(v, n, sizeof(char *), cmp_prop_key);
+        return v;
+}
+
+/* KEY=VALUE lists compared key by key; what is reported goes to field f. */
+static bool compare_props(struct compare *c, enum field f, const struct snapshot_device *n, char **pa,
+                          char **pb, bool kernel, bool gain_ok)
+{
+        _cleanup_free_ char **a = by_key(pa), **b = by_key(pb);
         bool changed = false;
         size_t i = 0, j = 0;
+        if (!a || !b) {
+                c->error = -ENOMEM;
+                return false;
+        }
         while (a[i] || b[j]) {
                 const char *x = a[i], *y = b[j];
                 size_t xl = x ? strcspn(x, "=") : 0, yl = y ? strcspn(y, "=") : 0;
