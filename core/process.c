@@ -261,6 +261,18 @@ static void on_program_done(const struct spawn_result *res, void *userdata)
         advance(run);
 }
 
+void process_node_access(const struct device *d, mode_t *ret_mode, uid_t *ret_uid, gid_t *ret_gid)
+{
+        /* Rules decide; else the kernel's DEVMODE/DEVUID/DEVGID; else, as udev does, 0660 for a
+         * node given a group and 0600 otherwise, owned by root. */
+        const struct device_udev *u = d->udev;
+        *ret_uid = u && u->uid != (uid_t)-1 ? u->uid : (uid_t)parse_id(device_get_property(d, "DEVUID"), 0);
+        *ret_gid = u && u->gid != (gid_t)-1 ? u->gid : (gid_t)parse_id(device_get_property(d, "DEVGID"), 0);
+        *ret_mode = u && u->mode != (mode_t)-1
+                            ? u->mode
+                            : parse_mode(device_get_property(d, "DEVMODE"), *ret_gid != 0 ? 0660 : NODE_MODE_DEFAULT);
+}
+
 static void publish_node(struct event_run *run)
 {
         struct device *d = run->dev;
@@ -274,14 +286,10 @@ static void publish_node(struct event_run *run)
                         log_warning_errno(r, "%s: could not remove node %s, ignoring: %m", d->devpath, d->devname);
                 return;
         }
-        /* Rules decide; else the kernel's DEVMODE/DEVUID/DEVGID; else, as udev does, 0660 for a
-         * node given a group and 0600 otherwise, owned by root. */
-        const struct device_udev *u = d->udev;
-        uid_t uid = u && u->uid != (uid_t)-1 ? u->uid : (uid_t)parse_id(device_get_property(d, "DEVUID"), 0);
-        gid_t gid = u && u->gid != (gid_t)-1 ? u->gid : (gid_t)parse_id(device_get_property(d, "DEVGID"), 0);
-        mode_t mode = u && u->mode != (mode_t)-1
-                              ? u->mode
-                              : parse_mode(device_get_property(d, "DEVMODE"), gid != 0 ? 0660 : NODE_MODE_DEFAULT);
+        mode_t mode;
+        uid_t uid;
+        gid_t gid;
+        process_node_access(d, &mode, &uid, &gid);
         r = node_add(run->ctx->devfd, d->devname, d->devnum_type, d->devnum, mode, uid, gid);
         if (r < 0) {
                 log_warning_errno(r, "%s: could not create node %s (%c%u:%u): %m", d->devpath, d->devname,

@@ -20,6 +20,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "builtin.h"
 #include "model.h"
@@ -62,6 +63,10 @@ typedef void (*process_done_t)(struct event *e, struct device *dev, int result, 
 /* Starts processing e. done may be called before this returns (no child needed). 0, or
  * -errno when the event could not start (done is then not called). */
 int process_event(struct process_ctx *ctx, struct event *e, process_done_t done, void *userdata);
+
+/* The mode and owner a node of d gets (or got): the rules' MODE/OWNER/GROUP, else the kernel's
+ * DEVMODE/DEVUID/DEVGID, else 0600 root:root. */
+void process_node_access(const struct device *d, mode_t *ret_mode, uid_t *ret_uid, gid_t *ret_gid);
 
 /* Gives up on a running event (daemon exit): its children are left to the spawn manager's
  * teardown, done is not called. */

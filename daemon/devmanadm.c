@@ -61,6 +61,8 @@ static const struct verb verbs[] = {
         {"tree", verb_tree, "Show a class the way the kernel lays it out"},
         {"classes", verb_classes, "Tell for every class whether it is converted, legacy or mixed"},
         {"static-nodes", verb_static_nodes, "Create the nodes of modules that load on first open"},
+        {"snapshot", verb_snapshot, "Record what devman would publish for every device (for compare)"},
+        {"compare", verb_compare, "Compare two snapshots: what a class conversion changed for userspace"},
         {"version", verb_version, "Show the version"},
 };
 
