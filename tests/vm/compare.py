@@ -1,0 +1,2 @@
+def compare(a, b, tmpfs):
+    return []

@@ -1,0 +1,214 @@
+#!/bin/sh
+# Guest /init of the vm suite (busybox sh). Boots like a minimal distro, runs one device
+# manager, and reports what it made after coldplug and after each hot-plug step.
+#
+# Kernel command line:
+#   vmtest.manager=udevd|devman   which device manager to run
+#   vmtest.dev=devtmpfs|tmpfs      what to mount on /dev (tmpfs starts EMPTY)
+# Channels (private nodes under /vmtest, never in /dev, so /dev holds only what the manager
+# and the kernel made):
+#   /vmtest/ctl  ttyS1: line protocol with the host ("REQ <action>" -> "OK <action>")
+#   /vmtest/out  hvc0 (virtio console): the report, written to a file on the host
+# Everything the guest says for a human goes to the kernel console (ttyS0).
+
+export PATH=/usr/sbin:/usr/bin
+# No pager, no colours: udevadm and libinput write into the report, not to a terminal.
+export SYSTEMD_PAGER=cat PAGER=cat SYSTEMD_COLORS=0 TERM=dumb
+umask 022
+
+log() { echo "vmtest: $*"; }
+die() {
+    echo "vmtest: FATAL: $*"
+    [ -w /vmtest/out ] && echo "@@FATAL $*" >&4
+    sync
+    reboot -f
+    sleep 60
+}
+
+mount -t proc -o nosuid,nodev,noexec proc /proc
+mount -t sysfs -o nosuid,nodev,noexec sysfs /sys
+
+manager=udevd
+devfs=devtmpfs
+for arg in $(cat /proc/cmdline); do
+    case "$arg" in
+    vmtest.manager=*) manager=${arg#vmtest.manager=} ;;
+    vmtest.dev=*) devfs=${arg#vmtest.dev=} ;;
+    esac
+done
+log "manager=$manager dev=$devfs"
+
+case "$devfs" in
+devtmpfs) mount -t devtmpfs -o nosuid,mode=0755 devtmpfs /dev || die "mount devtmpfs" ;;
+tmpfs) mount -t tmpfs -o nosuid,mode=0755 dev /dev || die "mount tmpfs on /dev" ;;
+*) die "unknown vmtest.dev=$devfs" ;;
+esac
+mount -t tmpfs -o nosuid,nodev,mode=0755 run /run
+mount -t tmpfs -o nosuid,nodev tmp /tmp
+[ "$devfs" = tmpfs ] && [ -n "$(ls -A /dev)" ] && die "/dev tmpfs is not empty"
+
+# The report channel and what has no modalias (uinput) are loaded by init itself, like an
+# initramfs loads what it needs; everything else is left to the manager's kmod builtin.
+modprobe virtio_pci || die "modprobe virtio_pci"
+modprobe virtio_console || die "modprobe virtio_console"
+modprobe uinput || die "modprobe uinput"
+
+# Private node of a device from its sysfs dev attribute.
+private_node() { # NAME SYSFS-DIR
+    i=0
+    while [ ! -r "$2/dev" ]; do
+        i=$((i + 1))
+        [ $i -gt 100 ] && die "no $2/dev"
+        sleep 0.1
+    done
+    dev=$(cat "$2/dev")
+    mknod "/vmtest/$1" c "${dev%:*}" "${dev#*:}" || die "mknod /vmtest/$1"
+}
+private_node out /sys/class/tty/hvc0
+private_node ctl /sys/class/tty/ttyS1
+stty -F /vmtest/ctl raw -echo -icanon -ixon 115200 || die "stty ctl"
+exec 3<>/vmtest/ctl
+exec 4>/vmtest/out
+
+# Ask the host for a hot-plug action and wait for its answer.
+host() { # ACTION
+    echo "REQ $1" >&3
+    read -r answer <&3
+    answer=$(echo "$answer" | tr -d '\r')
+    [ "$answer" = "OK $1" ] || die "host answered '$answer' to $1"
+}
+
+uptime_s() { cut -d' ' -f1 /proc/uptime; }
+
+case "$manager" in
+udevd)
+    start_manager() { /usr/lib/systemd/systemd-udevd --daemon; }
+    trigger() { udevadm trigger --type="$1" --action=add; }
+    settle() { udevadm settle --timeout=60; }
+    ;;
+devman)
+    command -v devmand >/dev/null || die "devmand is not in this initramfs"
+    start_manager() { devmand --daemon; }
+    trigger() { devmanadm trigger --type="$1"; }
+    settle() { devmanadm settle; }
+    ;;
+*) die "unknown vmtest.manager=$manager" ;;
+esac
+
+# Wait until the number of paths matching the sysfs glob PATTERN satisfies OP COUNT (60 s).
+wait_count() { # OP COUNT PATTERN
+    i=0
+    while :; do
+        n=0
+        for p in $3; do [ -e "$p" ] && n=$((n + 1)); done
+        [ "$n" "$1" "$2" ] && return 0
+        i=$((i + 1))
+        [ $i -gt 600 ] && die "timeout waiting for $1 $2 of $3 (have $n)"
+        sleep 0.1
+    done
+}
+
+# Snapshot of /dev: path|type|mode|user|group|major:minor(hex)|inode; links: path|link|'path' -> 'target'
+dump_dev() {
+    echo "@@SECTION dev"
+    find /dev -xdev ! -type l -exec stat -c '%n|%F|%a|%U|%G|%t:%T|%i' {} + | sort
+    find /dev -xdev -type l -exec stat -c '%n|link|%N' {} + | sort
+}
+
+# What a step left: /dev, the udev database as files and as udevadm reads it, what libinput
+# (a libudev client) sees, loaded modules and network interfaces. Few processes: under TCG
+# every fork costs.
+dump() { # STEP
+    echo "@@STEP $1"
+    echo "@@UPTIME $(uptime_s)"
+    dump_dev
+    echo "@@SECTION datafiles"
+    find /run/udev/data -type f 2>/dev/null | sort
+    echo "@@SECTION data"
+    grep -H '' /run/udev/data/* 2>/dev/null
+    echo "@@SECTION tags"
+    find /run/udev/tags -mindepth 2 2>/dev/null | sed 's|^/run/udev/tags/||' | sort
+    echo "@@SECTION run"
+    find /run/udev -maxdepth 1 2>/dev/null | sort
+    echo "@@SECTION exportdb"
+    udevadm info --export-db | cat
+    echo "@@SECTION libinput"
+    libinput list-devices 2>&1 | cat
+    echo "@@SECTION modules"
+    cut -d' ' -f1 /proc/modules | sort
+    echo "@@SECTION net"
+    ls -1 /sys/class/net
+    echo "@@ENDSTEP $1"
+}
+
+# Counts the host's hardware gives (see vmtest.py): two virtio disks' worth of block devices
+# at boot and so on; waited for after settle because some drivers probe asynchronously.
+blocks_settled() { # VD SD
+    wait_count -eq "$1" '/sys/class/block/vd?'
+    wait_count -eq "$2" '/sys/class/block/sd?'
+}
+
+# What must exist before the boot counts as settled: disks and their partitions, the USB
+# keyboard's and tablet's event devices, both NICs.
+coldplug_settled() {
+    blocks_settled 1 2
+    wait_count -eq 2 '/sys/class/block/vda[12]'
+    wait_count -eq 1 '/sys/class/block/sd?1'
+    wait_count -eq 2 '/sys/bus/usb/drivers/usbhid/*/*/input/input*/event*'
+    wait_count -eq 3 '/sys/class/net/*'
+}
+
+[ "$devfs" = devtmpfs ] && { echo "@@STEP before"; dump_dev; echo "@@ENDSTEP before"; } >&4
+
+t_start=$(uptime_s)
+start_manager || die "could not start $manager"
+trigger subsystems || die "trigger subsystems"
+trigger devices || die "trigger devices"
+settle || die "settle"
+t_settle=$(uptime_s)
+coldplug_settled
+settle || die "settle"
+t_ready=$(uptime_s)
+echo "@@TIMING start=$t_start settle=$t_settle ready=$t_ready" >&4
+log "settled: start $t_start settle $t_settle ready $t_ready"
+dump coldplug >&4
+
+host disk-add
+blocks_settled 2 2
+settle
+dump disk-add >&4
+
+host disk-remove
+blocks_settled 1 2
+settle
+dump disk-remove >&4
+
+host usb-remove
+blocks_settled 1 1
+settle
+dump usb-remove >&4
+
+host usb-add
+blocks_settled 1 2
+settle
+dump usb-add >&4
+
+before=$(ls -d /sys/class/input/event* | wc -l)
+uinput-device --name devman-vm-uinput >/tmp/uinput.out 2>&1 &
+uinput_pid=$!
+wait_count -eq $((before + 1)) '/sys/class/input/event*'
+settle
+dump uinput-add >&4
+
+kill -TERM "$uinput_pid"
+wait "$uinput_pid" || die "uinput-device failed: $(cat /tmp/uinput.out)"
+wait_count -eq "$before" '/sys/class/input/event*'
+settle
+dump uinput-remove >&4
+
+echo "@@DONE" >&4
+echo "DONE" >&3
+log "done"
+sync
+reboot -f
+sleep 60
