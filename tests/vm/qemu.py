@@ -110,8 +110,7 @@ def machine_args(imgs):
         "-device", "usb-kbd,bus=xhci.0,id=kbd",
         "-device", "usb-tablet,bus=xhci.0,id=tablet",
         "-device", "usb-ehci,id=ehci",
-        *blockdev("u0", imgs["usb"]),
-        "-device", "usb-storage,bus=ehci.0,drive=u0,id=usbstick,serial=" + images.USB_SERIAL,
+        *blockdev("u0", imgs["usb"]),  # the USB stick's medium; the stick is hot-plugged
         "-netdev", "user,id=n0,restrict=on",
         "-device", "virtio-net-pci,netdev=n0,mac=52:54:00:12:34:01",
         "-netdev", "user,id=n1,restrict=on",

@@ -200,7 +200,7 @@ def test_devman(env, devfs):
     if devfs == "devtmpfs":
         problems += ["devtmpfs: " + p for p in checks.devtmpfs_untouched(res)]
     allow = compare.Allowlist.load(os.path.join(HERE, "allowlist.txt"))
-    diffs = compare.compare(ref, res, tmpfs=(devfs == "tmpfs"))
+    diffs = compare.compare(ref, res)
     unexplained, allowed = allow.split(diffs)
     problems += ["differs from udevd: " + d for d in unexplained]
     for d in allowed:
