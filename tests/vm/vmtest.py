@@ -13,6 +13,7 @@ Exit status: 0 pass, 1 fail, 77 skip (no QEMU, no kernel package, or devman not 
 import hashlib
 import os
 import shutil
+import signal
 import sys
 import tempfile
 import time
@@ -212,6 +213,9 @@ def test_devman(env, devfs):
 
 
 def main(argv):
+    # meson's timeout sends SIGTERM: unwind, so QEMU is killed and temp dirs are removed.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
+    signal.signal(signal.SIGINT, lambda *_: sys.exit(128 + signal.SIGINT))
     if len(argv) < 2:
         print(__doc__, file=sys.stderr)
         return 2
