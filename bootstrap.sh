@@ -11,12 +11,13 @@ top=$(cd "$(dirname "$0")" && pwd)
 cd "$top"
 
 # Debian packages: build tools and libraries, the reference udev (oracle and libudev clients in
-# tests), valgrind, and what the vm suite needs to boot a real kernel.
+# tests), valgrind, what the vm suite needs to boot a real kernel, and s6/execline to run the
+# s6 service files in the unit tests.
 DEPS="meson ninja-build pkg-config gcc clang libclang-rt-14-dev
 libsystemd-dev libnl-3-dev libnl-route-3-dev libevdev-dev libblkid-dev libkmod-dev
 libudev-dev udev valgrind python3 kmod util-linux e2fsprogs dosfstools fdisk
 scdoc groff-base mandoc shellcheck systemd
-busybox-static qemu-system-x86 cpio zstd libinput-tools"
+busybox-static qemu-system-x86 cpio zstd libinput-tools execline s6"
 
 install_deps() {
     missing=""

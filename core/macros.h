@@ -23,6 +23,7 @@
 
 #define _cleanup_(f) __attribute__((cleanup(f)))
 #define _unused_ __attribute__((unused))
+#define _fallthrough_ __attribute__((fallthrough))
 #define _printf_(a, b) __attribute__((format(printf, a, b)))
 #define _likely_(x) __builtin_expect(!!(x), 1)
 #define _unlikely_(x) __builtin_expect(!!(x), 0)

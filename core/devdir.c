@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: MIT */
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "devdir.h"
+#include "macros.h"
+
+bool devdir_name_valid(const char *name)
+{
+        size_t total = 0, comp = 0;
+
+        if (isempty(name) || name[0] == '/')
+                return false;
+
+        for (const char *p = name;; p++) {
+                unsigned char c = (unsigned char)*p;
+
+                if (c == '/' || c == 0) {
+                        const char *start = p - comp;
+                        if (comp == 0)
+                                return false; /* empty component: "a//b", "a/" */
+                        if ((comp == 1 && start[0] == '.') ||
+                            (comp == 2 && start[0] == '.' && start[1] == '.'))
+                                return false;
+                        if (comp > NAME_MAX)
+                                return false;
+                        if (c == 0)
+                                break;
+                        comp = 0;
+                } else if (c < 0x20 || c == 0x7f)
+                        return false;
+                else
+                        comp++;
+                if (++total > DEVDIR_NAME_MAX)
+                        return false;
+        }
+        return true;
+}
+
+/* One directory below dirfd, never through a symlink. */
+static int open_subdir(int dirfd, const char *comp, bool create)
+{
+        int fd = openat(dirfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd >= 0 || errno != ENOENT || !create)
+                return fd >= 0 ? fd : -errno;
+
+        bool made = mkdirat(dirfd, comp, 0700) >= 0;
+        if (!made && errno != EEXIST)
+                return -errno;
+        fd = openat(dirfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        /* Created with 0700 so it is never wider than wanted under any umask; now the real mode.
+         * A directory someone else made in the meantime keeps its mode. */
+        if (made && fchmod(fd, 0755) < 0) {
+                int r = -errno;
+                close(fd);
+                return r;
+        }
+        return fd;
+}
+
+int devdir_open_parent(int devfd, const char *name, bool create, int *ret_dirfd, const char **ret_leaf)
+{
+        _cleanup_close_ int fd = -1;
+        const char *p = name;
+
+        if (!devdir_name_valid(name))
+                return -EINVAL;
+
+        fd = fcntl(devfd, F_DUPFD_CLOEXEC, 3);
+        if (fd < 0)
+                return -errno;
+
+        for (;;) {
+                const char *slash = strchr(p, '/');
+                if (!slash)
+                        break;
+
+                _cleanup_free_ char *comp = strndup(p, slash - p);
+                if (!comp)
+                        return -ENOMEM;
+                int sub = open_subdir(fd, comp, create);
+                if (sub < 0) {
+                        /* O_NOFOLLOW on a symlink gives ELOOP; O_DIRECTORY on a file ENOTDIR. */
+                        return sub;
+                }
+                close(fd);
+                fd = sub;
+                p = slash + 1;
+        }
+
+        *ret_dirfd = TAKE_FD(fd);
+        *ret_leaf = p;
+        return 0;
+}
+
+void devdir_prune_parents(int devfd, const char *name)
+{
+        _cleanup_free_ char *path = strdup(name);
+        if (!path)
+                return;
+
+        for (;;) {
+                char *slash = strrchr(path, '/');
+                if (!slash)
+                        return;
+                *slash = 0;
+                /* Walk to the directory's parent safely too: a symlink planted higher up must
+                 * not make us remove an empty directory outside the root. */
+                _cleanup_close_ int dirfd = -1;
+                const char *leaf;
+                if (devdir_open_parent(devfd, path, false, &dirfd, &leaf) < 0)
+                        return;
+                if (unlinkat(dirfd, leaf, AT_REMOVEDIR) < 0)
+                        return;
+        }
+}
+
+int devdir_tmp_name(char buf[static DEVDIR_TMP_SIZE])
+{
+        uint64_t rnd;
+
+        if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != sizeof(rnd)) {
+                /* No entropy yet (very early boot): address bits and time still make clashes
+                 * unlikely, and callers retry on EEXIST. */
+                struct timespec ts;
+                clock_gettime(CLOCK_MONOTONIC, &ts);
+                rnd = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^ (uint64_t)(uintptr_t)buf ^
+                      (uint64_t)getpid() << 48;
+        }
+        snprintf(buf, DEVDIR_TMP_SIZE, ".#devman.%016llx", (unsigned long long)rnd);
+        return 0;
+}
+
+int devdir_readlink(int dirfd, const char *leaf, char **ret)
+{
+        size_t size = 256;
+
+        for (;;) {
+                _cleanup_free_ char *buf = malloc(size);
+                if (!buf)
+                        return -ENOMEM;
+                ssize_t n = readlinkat(dirfd, leaf, buf, size);
+                if (n < 0)
+                        return -errno;
+                if ((size_t)n < size) {
+                        buf[n] = 0;
+                        *ret = TAKE_PTR(buf);
+                        return 0;
+                }
+                if (size >= 65536)
+                        return -ENAMETOOLONG;
+                size *= 2;
+        }
+}
+
+int devdir_symlink_replace(int dirfd, const char *leaf, const char *target)
+{
+        struct stat st;
+        char tmp[DEVDIR_TMP_SIZE];
+        int r;
+
+        if (fstatat(dirfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+                if (!S_ISLNK(st.st_mode))
+                        return -EEXIST;
+                _cleanup_free_ char *old = NULL;
+                if (devdir_readlink(dirfd, leaf, &old) == 0 && streq(old, target))
+                        return 0;
+        } else if (errno != ENOENT)
+                return -errno;
+
+        for (int attempt = 0;; attempt++) {
+                devdir_tmp_name(tmp);
+                if (symlinkat(target, dirfd, tmp) == 0)
+                        break;
+                if (errno != EEXIST || attempt >= 8)
+                        return -errno;
+        }
+
+        /* Between the check above and here a node may have appeared in its place: renameat would
+         * replace it. RENAME_NOREPLACE cannot express "replace only a symlink", so re-check
+         * right before the rename and accept the remaining window (only root writes in /dev). */
+        if (fstatat(dirfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISLNK(st.st_mode)) {
+                r = -EEXIST;
+                goto fail;
+        }
+        if (renameat(dirfd, tmp, dirfd, leaf) < 0) {
+                r = -errno;
+                goto fail;
+        }
+        return 1;
+
+fail:
+        (void)unlinkat(dirfd, tmp, 0);
+        return r;
+}
+
+int devdir_relative_target(const char *link, const char *target, char **ret)
+{
+        if (!devdir_name_valid(link) || !devdir_name_valid(target))
+                return -EINVAL;
+
+        /* Skip the directory components both share. Only directories of the target count: its
+         * last component is the file itself. */
+        const char *l = link, *t = target;
+        for (;;) {
+                const char *ls = strchr(l, '/'), *ts = strchr(t, '/');
+                if (!ls || !ts || ls - l != ts - t || strncmp(l, t, ls - l) != 0)
+                        break;
+                l = ls + 1;
+                t = ts + 1;
+        }
+
+        size_t depth = 0;
+        for (const char *p = l; (p = strchr(p, '/')); p++)
+                depth++;
+
+        size_t len = depth * 3 + strlen(t) + 1;
+        char *s = malloc(len), *q = s;
+        if (!s)
+                return -ENOMEM;
+        for (size_t i = 0; i < depth; i++, q += 3)
+                memcpy(q, "../", 3);
+        strcpy(q, t);
+        *ret = s;
+        return 0;
+}

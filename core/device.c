@@ -1,0 +1,311 @@
+/* SPDX-License-Identifier: MIT */
+#include "device.h"
+
+#include <ctype.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "log.h"
+#include "strv.h"
+#include "sysfs.h"
+
+struct device_attr {
+        struct device_attr *next;
+        char *value; /* NULL: known to be absent (negative cache) */
+        int error;   /* the -errno for a negative entry */
+        char name[]; /* flexible: the attribute name */
+};
+
+static const char *const layout_names[_DEVICE_LAYOUT_MAX] = {
+        [DEVICE_LAYOUT_BUS] = "bus",
+        [DEVICE_LAYOUT_CONVERTED] = "converted",
+        [DEVICE_LAYOUT_LEGACY] = "legacy",
+        [DEVICE_LAYOUT_OTHER] = "other",
+};
+
+const char *device_layout_to_string(enum device_layout l)
+{
+        return l < _DEVICE_LAYOUT_MAX ? layout_names[l] : NULL;
+}
+
+int device_rename(struct device *d, const char *devpath)
+{
+        char *p, *sysname_buf = NULL;
+
+        if (!devpath || devpath[0] != '/')
+                return -EINVAL;
+        p = strdup(devpath);
+        if (!p)
+                return -ENOMEM;
+        const char *base = strrchr(p, '/') + 1;
+        if (strchr(base, '!')) {
+                sysname_buf = strdup(base);
+                if (!sysname_buf) {
+                        free(p);
+                        return -ENOMEM;
+                }
+                for (char *c = sysname_buf; *c; c++)
+                        if (*c == '!')
+                                *c = '/';
+                base = sysname_buf;
+        }
+        free(d->devpath);
+        free(d->sysname_buf);
+        d->devpath = p;
+        d->sysname_buf = sysname_buf;
+        d->sysname = base;
+
+        /* sysnum: the trailing digits, as udev's %n */
+        const char *e = base + strlen(base);
+        while (e > base && isdigit((unsigned char)e[-1]))
+                e--;
+        d->sysnum = *e ? e : NULL;
+        return 0;
+}
+
+int device_new(const char *devpath, struct device **ret)
+{
+        struct device *d = calloc(1, sizeof(*d));
+        if (!d)
+                return -ENOMEM;
+        d->n_ref = 1;
+        int r = device_rename(d, devpath);
+        if (r < 0)
+                return device_unref(d), r;
+        *ret = d;
+        return 0;
+}
+
+struct device *device_ref(struct device *d)
+{
+        if (d)
+                d->n_ref++;
+        return d;
+}
+
+void device_clear_attrs(struct device *d)
+{
+        while (d->attrs) {
+                struct device_attr *a = d->attrs;
+                d->attrs = a->next;
+                free(a->value);
+                free(a);
+        }
+}
+
+void device_udev_free(struct device_udev *u)
+{
+        if (!u)
+                return;
+        strv_free(u->links);
+        strv_free(u->tags);
+        strv_free(u->current_tags);
+        free(u);
+}
+
+struct device_udev *device_get_udev(struct device *d)
+{
+        if (!d->udev) {
+                d->udev = calloc(1, sizeof(*d->udev));
+                if (!d->udev)
+                        return NULL;
+                d->udev->mode = (mode_t)-1;
+                d->udev->uid = (uid_t)-1;
+                d->udev->gid = (gid_t)-1;
+        }
+        return d->udev;
+}
+
+struct device *device_unref(struct device *d)
+{
+        if (!d || --d->n_ref > 0)
+                return NULL;
+        device_unref(d->parent);
+        device_clear_attrs(d);
+        device_udev_free(d->udev);
+        props_clear(&d->props);
+        free(d->devpath);
+        free(d->sysname_buf);
+        free(d->subsystem);
+        free(d->devtype);
+        free(d->driver);
+        free(d->devname);
+        free(d);
+        return NULL;
+}
+
+static int set_string(char **field, const char *s)
+{
+        if (streq_ptr(*field, s))
+                return 0;
+        char *n = NULL;
+        if (s) {
+                n = strdup(s);
+                if (!n)
+                        return -ENOMEM;
+        }
+        free(*field);
+        *field = n;
+        return 0;
+}
+
+int device_set_subsystem(struct device *d, const char *s)
+{
+        return set_string(&d->subsystem, s);
+}
+
+int device_set_devtype(struct device *d, const char *s)
+{
+        return set_string(&d->devtype, s);
+}
+
+int device_set_driver(struct device *d, const char *s)
+{
+        return set_string(&d->driver, s);
+}
+
+int device_set_devname(struct device *d, const char *s)
+{
+        return set_string(&d->devname, s);
+}
+
+char *device_syspath(const struct device *d, const char *sysfs_root)
+{
+        return path_join(sysfs_root, d->devpath);
+}
+
+int device_get_id(const struct device *d, char **ret)
+{
+        int r;
+
+        if (d->devnum_type && major(d->devnum) > 0)
+                r = asprintf(ret, "%c%u:%u", d->devnum_type, major(d->devnum), minor(d->devnum));
+        else if (d->ifindex > 0)
+                r = asprintf(ret, "n%d", d->ifindex);
+        else if (d->subsystem && streq(d->subsystem, "drivers")) {
+                /* /bus/<bus>/drivers/<driver>: the id names the driver's bus too */
+                const char *bus = startswith(d->devpath, "/bus/");
+                const char *slash = bus ? strchr(bus, '/') : NULL;
+                if (!slash)
+                        return -EINVAL;
+                r = asprintf(ret, "+drivers:%.*s:%s", (int)(slash - bus), bus, d->sysname);
+        } else if (d->subsystem)
+                r = asprintf(ret, "+%s:%s", d->subsystem, d->sysname);
+        else
+                return -ENODATA;
+        return r < 0 ? -ENOMEM : 0;
+}
+
+const char *device_get_property(const struct device *d, const char *key)
+{
+        return props_get(&d->props, key);
+}
+
+static struct device_attr *attr_cache_find(struct device *d, const char *attr)
+{
+        for (struct device_attr *a = d->attrs; a; a = a->next)
+                if (streq(a->name, attr))
+                        return a;
+        return NULL;
+}
+
+static int attr_cache_put(struct device *d, const char *attr, char *value, int error, struct device_attr **ret)
+{
+        struct device_attr *a = attr_cache_find(d, attr);
+        if (!a) {
+                a = calloc(1, sizeof(*a) + strlen(attr) + 1);
+                if (!a) {
+                        free(value);
+                        return -ENOMEM;
+                }
+                strcpy(a->name, attr);
+                a->next = d->attrs;
+                d->attrs = a;
+        }
+        free(a->value);
+        a->value = value;
+        a->error = error;
+        *ret = a;
+        return 0;
+}
+
+/* Attributes that are links report the basename of their target, as udev does. */
+static bool attr_is_link_name(const char *attr)
+{
+        return streq(attr, "driver") || streq(attr, "subsystem") || streq(attr, "module");
+}
+
+int device_get_sysattr(struct device *d, const char *sysfs_root, const char *attr, const char **ret)
+{
+        struct device_attr *a = attr_cache_find(d, attr);
+        char *value = NULL;
+        int r;
+
+        if (a) {
+                *ret = a->value;
+                return a->value ? 0 : a->error;
+        }
+        if (isempty(attr) || attr[0] == '/' || strstr(attr, "..")) {
+                /* only attributes of the device (and its subdirectories) */
+                return -EINVAL;
+        }
+
+        _cleanup_free_ char *syspath = device_syspath(d, sysfs_root);
+        _cleanup_free_ char *path = syspath ? path_join(syspath, attr) : NULL;
+        if (!path)
+                return -ENOMEM;
+
+        struct stat st;
+        if (lstat(path, &st) < 0)
+                r = negative_errno();
+        else if (S_ISLNK(st.st_mode))
+                r = attr_is_link_name(attr) ? readlink_basename(path, &value) : -EINVAL;
+        else if (S_ISDIR(st.st_mode))
+                r = -EISDIR;
+        else if (!(st.st_mode & 0444))
+                r = -EACCES;
+        else
+                r = read_full_file(path, &value, NULL);
+
+        int rc = attr_cache_put(d, attr, r < 0 ? NULL : value, r < 0 ? r : 0, &a);
+        if (rc < 0)
+                return rc;
+        *ret = a->value;
+        return a->value ? 0 : a->error;
+}
+
+int device_set_sysattr(struct device *d, const char *sysfs_root, const char *attr, const char *value)
+{
+        struct device_attr *a;
+        if (isempty(attr) || attr[0] == '/' || strstr(attr, ".."))
+                return -EINVAL;
+        _cleanup_free_ char *syspath = device_syspath(d, sysfs_root);
+        _cleanup_free_ char *path = syspath ? path_join(syspath, attr) : NULL;
+        if (!path)
+                return -ENOMEM;
+        int r = write_attr(path, value);
+        if (r < 0)
+                return r;
+        /* the kernel may normalise what was written: read it again next time */
+        a = attr_cache_find(d, attr);
+        if (a) {
+                a->value = mfree(a->value);
+                a->error = 0;
+                struct device_attr **pp = &d->attrs;
+                while (*pp != a)
+                        pp = &(*pp)->next;
+                *pp = a->next;
+                free(a);
+        }
+        return 0;
+}
+
+struct device *device_find_parent_with_subsystem(struct device *d, const char *subsystem, const char *devtype,
+                                                 bool include_self)
+{
+        for (struct device *p = include_self ? d : d->parent; p; p = p->parent)
+                if (streq_ptr(p->subsystem, subsystem) && (!devtype || streq_ptr(p->devtype, devtype)))
+                        return p;
+        return NULL;
+}

@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: MIT */
+#include "netlink.h"
+
+#include <linux/netlink.h>
+#include <netlink/netlink.h>
+#include <netlink/socket.h>
+#include <sys/socket.h>
+
+#include "log.h"
+
+#define KERNEL_GROUP 1
+
+struct uevent_listener {
+        struct nl_sock *sock;
+        int fd;
+        bool adopted; /* fd came from socket activation: libnl does not own it */
+        char *buf;    /* one message plus a byte to detect truncation */
+        struct uevent_listener_stats stats;
+};
+
+int nl_error_to_errno(int nle)
+{
+        switch (nle < 0 ? -nle : nle) {
+        case 0:
+                return 0;
+        case NLE_NOMEM:
+                return -ENOMEM;
+        case NLE_PERM:
+                return -EPERM;
+        case NLE_AGAIN:
+                return -EAGAIN;
+        case NLE_BAD_SOCK:
+                return -EBADF;
+        case NLE_INVAL:
+                return -EINVAL;
+        case NLE_NOACCESS:
+                return -EACCES;
+        case NLE_AF_NOSUPPORT:
+                return -EAFNOSUPPORT;
+        case NLE_PROTO_MISMATCH:
+                return -EPROTONOSUPPORT;
+        default:
+                return -EIO;
+        }
+}
+
+int uevent_listener_set_rcvbuf(struct uevent_listener *l, int rcvbuf)
+{
+        if (setsockopt(l->fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)) == 0)
+                return 0;
+        if (setsockopt(l->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf)) == 0)
+                return 0;
+        return negative_errno();
+}
+
+int uevent_listener_new(int fd, int rcvbuf, struct uevent_listener **ret)
+{
+        struct uevent_listener *l = calloc(1, sizeof(*l));
+        int r;
+
+        if (!l)
+                return -ENOMEM;
+        l->buf = malloc(UEVENT_MAX_SIZE + 1);
+        if (!l->buf) {
+                r = -ENOMEM;
+                goto fail;
+        }
+        if (fd >= 0) {
+                l->fd = fd;
+                l->adopted = true;
+        } else {
+                l->sock = nl_socket_alloc();
+                if (!l->sock) {
+                        r = -ENOMEM;
+                        goto fail;
+                }
+                nl_socket_disable_seq_check(l->sock);
+                nl_socket_disable_auto_ack(l->sock);
+                r = nl_error_to_errno(nl_connect(l->sock, NETLINK_KOBJECT_UEVENT));
+                if (r < 0)
+                        goto fail;
+                r = nl_error_to_errno(nl_socket_add_membership(l->sock, KERNEL_GROUP));
+                if (r < 0)
+                        goto fail;
+                r = nl_error_to_errno(nl_socket_set_passcred(l->sock, 1));
+                if (r < 0)
+                        goto fail;
+                r = nl_error_to_errno(nl_socket_set_nonblocking(l->sock));
+                if (r < 0)
+                        goto fail;
+                l->fd = nl_socket_get_fd(l->sock);
+        }
+        if (l->adopted) {
+                int one = 1;
+                if (setsockopt(l->fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0) {
+                        r = negative_errno();
+                        goto fail;
+                }
+        }
+        if (rcvbuf > 0) {
+                r = uevent_listener_set_rcvbuf(l, rcvbuf);
+                if (r < 0)
+                        goto fail;
+        }
+        *ret = l;
+        return 0;
+fail:
+        uevent_listener_free(l);
+        return r;
+}
+
+struct uevent_listener *uevent_listener_free(struct uevent_listener *l)
+{
+        if (!l)
+                return NULL;
+        if (l->sock)
+                nl_socket_free(l->sock);
+        else if (l->adopted && l->fd >= 0)
+                close(l->fd);
+        free(l->buf);
+        free(l);
+        return NULL;
+}
+
+int uevent_listener_fd(const struct uevent_listener *l)
+{
+        return l->fd;
+}
+
+void uevent_listener_get_stats(const struct uevent_listener *l, struct uevent_listener_stats *ret)
+{
+        *ret = l->stats;
+}
+
+int uevent_listener_receive(struct uevent_listener *l, struct uevent **ret)
+{
+        struct sockaddr_nl sender = {0};
+        union {
+                struct cmsghdr h;
+                char buf[CMSG_SPACE(sizeof(struct ucred))];
+        } control;
+        struct iovec iov = {.iov_base = l->buf, .iov_len = UEVENT_MAX_SIZE + 1};
+        struct msghdr msg = {
+                .msg_name = &sender,
+                .msg_namelen = sizeof(sender),
+                .msg_iov = &iov,
+                .msg_iovlen = 1,
+                .msg_control = &control,
+                .msg_controllen = sizeof(control),
+        };
+        const char *why = NULL;
+
+        /* A raw recvmsg rather than nl_recv(): libnl maps ENOBUFS to NLE_NOMEM, and an overflow
+         * must be told apart from an allocation failure; this also reuses one buffer. */
+        ssize_t n = recvmsg(l->fd, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+        if (n < 0) {
+                if (errno == EAGAIN || errno == EINTR)
+                        return 0;
+                if (errno == ENOBUFS) {
+                        l->stats.overflows++;
+                        return -ENOBUFS;
+                }
+                return negative_errno();
+        }
+        if ((msg.msg_flags & MSG_TRUNC) || (size_t)n > UEVENT_MAX_SIZE) {
+                l->stats.dropped_malformed++;
+                log_warning("Dropping an oversized uevent (more than %d bytes)", UEVENT_MAX_SIZE);
+                return -EBADMSG;
+        }
+        if (msg.msg_namelen < sizeof(sender) || sender.nl_family != AF_NETLINK || sender.nl_pid != 0) {
+                l->stats.dropped_sender++;
+                log_warning("Dropping a uevent from netlink port %u: not the kernel", sender.nl_pid);
+                return -EBADMSG;
+        }
+        for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+                if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS &&
+                    c->cmsg_len == CMSG_LEN(sizeof(struct ucred))) {
+                        struct ucred cred;
+                        memcpy(&cred, CMSG_DATA(c), sizeof(cred));
+                        if (cred.uid != 0) {
+                                l->stats.dropped_sender++;
+                                log_warning("Dropping a uevent sent with uid %u", (unsigned)cred.uid);
+                                return -EBADMSG;
+                        }
+                }
+        }
+        int r = uevent_parse(l->buf, (size_t)n, ret, &why);
+        if (r == -EBADMSG) {
+                l->stats.dropped_malformed++;
+                log_warning("Dropping a malformed uevent: %s", why);
+                return r;
+        }
+        if (r < 0)
+                return r;
+        l->stats.received++;
+        return 1;
+}

@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: MIT */
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "devdir.h"
+#include "macros.h"
+#include "node.h"
+
+static mode_t type_bits(char type)
+{
+        return type == 'c' ? S_IFCHR : type == 'b' ? S_IFBLK : 0;
+}
+
+int node_devnum_link_name(char type, dev_t devnum, char **ret)
+{
+        if (!type_bits(type))
+                return -EINVAL;
+        if (asprintf(ret, "%s/%u:%u", type == 'c' ? "char" : "block", major(devnum), minor(devnum)) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
+/* Sets owner and mode of dirfd/leaf, which must be the node described by want (type and
+ * rdev), through an O_PATH fd so that what is changed is what was checked. */
+static int node_fix_perms(int dirfd, const char *leaf, mode_t want_type, dev_t devnum, mode_t mode,
+                          uid_t uid, gid_t gid)
+{
+        _cleanup_close_ int fd = openat(dirfd, leaf, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        struct stat st;
+
+        if (fd < 0)
+                return -errno;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if ((st.st_mode & S_IFMT) != want_type || st.st_rdev != devnum)
+                return -ESTALE;
+
+        if (st.st_uid != uid || st.st_gid != gid)
+                if (fchownat(fd, "", uid, gid, AT_EMPTY_PATH) < 0)
+                        return -errno;
+        /* chown clears set-id bits, and the mode must be set last anyway. */
+        if (st.st_uid != uid || st.st_gid != gid || (st.st_mode & 07777) != mode) {
+                char proc[64];
+                snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+                if (chmod(proc, mode) < 0) {
+                        if (errno != ENOENT)
+                                return -errno;
+                        /* No /proc (early initramfs): by name, after the check above. */
+                        if (fchmodat(dirfd, leaf, mode, 0) < 0)
+                                return -errno;
+                }
+        }
+        return 0;
+}
+
+static int node_make(int dirfd, const char *leaf, mode_t ifmt, dev_t devnum, mode_t mode, uid_t uid,
+                     gid_t gid)
+{
+        char tmp[DEVDIR_TMP_SIZE];
+        int r;
+
+        for (int attempt = 0;; attempt++) {
+                devdir_tmp_name(tmp);
+                /* No permission bits at first: the real ones come after the owner. */
+                if (mknodat(dirfd, tmp, ifmt | 0000, devnum) == 0)
+                        break;
+                if (errno != EEXIST || attempt >= 8)
+                        return -errno;
+        }
+
+        r = node_fix_perms(dirfd, tmp, ifmt, devnum, mode, uid, gid);
+        if (r < 0)
+                goto fail;
+        if (renameat(dirfd, tmp, dirfd, leaf) < 0) {
+                r = -errno;
+                goto fail;
+        }
+        return 1;
+
+fail:
+        (void)unlinkat(dirfd, tmp, 0);
+        return r;
+}
+
+static int node_link_devnum(int devfd, const char *name, char type, dev_t devnum)
+{
+        _cleanup_free_ char *link = NULL, *target = NULL;
+        _cleanup_close_ int dirfd = -1;
+        const char *leaf;
+        int r;
+
+        r = node_devnum_link_name(type, devnum, &link);
+        if (r < 0)
+                return r;
+        r = devdir_open_parent(devfd, link, true, &dirfd, &leaf);
+        if (r < 0)
+                return r;
+        if (asprintf(&target, "../%s", name) < 0)
+                return -ENOMEM;
+        r = devdir_symlink_replace(dirfd, leaf, target);
+        return r < 0 ? r : 0;
+}
+
+int node_add(int devfd, const char *name, char type, dev_t devnum, mode_t mode, uid_t uid, gid_t gid)
+{
+        _cleanup_close_ int dirfd = -1;
+        const char *leaf;
+        mode_t ifmt = type_bits(type);
+        struct stat st;
+        int r, changed;
+
+        if (!ifmt || !devdir_name_valid(name))
+                return -EINVAL;
+        mode = mode == NODE_MODE_UNSET ? NODE_MODE_DEFAULT : (mode & 07777);
+        if (uid == NODE_UID_UNSET)
+                uid = 0;
+        if (gid == NODE_GID_UNSET)
+                gid = 0;
+
+        r = devdir_open_parent(devfd, name, true, &dirfd, &leaf);
+        if (r < 0)
+                return r;
+
+        if (fstatat(dirfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+                if (S_ISDIR(st.st_mode))
+                        return -EISDIR;
+                if ((st.st_mode & S_IFMT) == ifmt && st.st_rdev == devnum) {
+                        r = node_fix_perms(dirfd, leaf, ifmt, devnum, mode, uid, gid);
+                        if (r == -ESTALE) /* replaced under us: make it again */
+                                r = node_make(dirfd, leaf, ifmt, devnum, mode, uid, gid);
+                } else
+                        r = node_make(dirfd, leaf, ifmt, devnum, mode, uid, gid);
+        } else if (errno == ENOENT)
+                r = node_make(dirfd, leaf, ifmt, devnum, mode, uid, gid);
+        else
+                r = -errno;
+        if (r < 0)
+                return r;
+        changed = r;
+
+        r = node_link_devnum(devfd, name, type, devnum);
+        if (r < 0)
+                return r;
+        return changed;
+}
+
+int node_remove(int devfd, const char *name, char type, dev_t devnum)
+{
+        _cleanup_free_ char *link = NULL, *target = NULL;
+        mode_t ifmt = type_bits(type);
+        struct stat st;
+        int r, removed = 0;
+
+        if (!ifmt || !devdir_name_valid(name))
+                return -EINVAL;
+
+        {
+                _cleanup_close_ int dirfd = -1;
+                const char *leaf;
+
+                r = devdir_open_parent(devfd, name, false, &dirfd, &leaf);
+                if (r < 0 && r != -ENOENT)
+                        return r;
+                if (r >= 0 && fstatat(dirfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                    (st.st_mode & S_IFMT) == ifmt && st.st_rdev == devnum) {
+                        if (unlinkat(dirfd, leaf, 0) < 0 && errno != ENOENT)
+                                return -errno;
+                        removed = 1;
+                }
+        }
+
+        r = node_devnum_link_name(type, devnum, &link);
+        if (r < 0)
+                return r;
+        if (asprintf(&target, "../%s", name) < 0)
+                return -ENOMEM;
+        {
+                _cleanup_close_ int dirfd = -1;
+                _cleanup_free_ char *old = NULL;
+                const char *leaf;
+
+                if (devdir_open_parent(devfd, link, false, &dirfd, &leaf) >= 0 &&
+                    devdir_readlink(dirfd, leaf, &old) >= 0 && streq(old, target))
+                        if (unlinkat(dirfd, leaf, 0) < 0 && errno != ENOENT)
+                                return -errno;
+        }
+
+        if (removed)
+                devdir_prune_parents(devfd, name);
+        return removed;
+}

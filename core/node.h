@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Device nodes under the /dev root (a directory fd the caller opened once and owns), plus the
+ * "char/M:m" and "block/M:m" symlinks udev keeps for every node. All paths are walked with
+ * devdir.c, so a symlink planted in /dev is never followed.
+ *
+ * Modes are applied explicitly (the umask does not matter); a node is never more permissive
+ * than the mode it ends up with, not even for a moment: it is made under a temporary name,
+ * given its owner and mode, then renamed into place.
+ *
+ * Functions return 0/positive or -errno and do not log (the caller knows the device).
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#define NODE_MODE_UNSET ((mode_t)-1)
+#define NODE_UID_UNSET ((uid_t)-1)
+#define NODE_GID_UNSET ((gid_t)-1)
+#define NODE_MODE_DEFAULT 0600
+
+/* Creates or fixes the node `name` (a devdir-valid name) of type 'c' or 'b' for devnum.
+ * mode is the permission bits (07777 masked; NODE_MODE_UNSET gives 0600), uid/gid the owner
+ * (NODE_*_UNSET give root). Missing parent directories are created (0755).
+ *  - absent: created;
+ *  - a node of this type and devnum: only owner/mode are corrected when they differ;
+ *  - anything else that can be replaced (another node, a regular file, a symlink): replaced
+ *    atomically by renaming a new node over it.
+ * Then "char/M:m" or "block/M:m" is pointed at it ("../<name>").
+ * Returns 1 when the node was created or replaced, 0 when it existed (perhaps re-permissioned),
+ * -EINVAL for a bad name or type, -ENOTDIR/-ELOOP when an intermediate component is not a
+ * real directory, -EISDIR when a directory is in the way, other -errno. When only the M:m link
+ * could not be made, its -errno is returned and the node is in place. */
+int node_add(int devfd, const char *name, char type, dev_t devnum, mode_t mode, uid_t uid, gid_t gid);
+
+/* Removes `name` only if it still is the node of that type and devnum, the "char/M:m" or
+ * "block/M:m" link if it points to "../<name>", and the node's parent directories that are
+ * left empty. Returns 1 when the node was removed, 0 when there was nothing (or something
+ * else) there, -errno on failure. */
+int node_remove(int devfd, const char *name, char type, dev_t devnum);
+
+/* "char/M:m" or "block/M:m" for the given type and devnum, as a new string in *ret.
+ * -EINVAL for a bad type. */
+int node_devnum_link_name(char type, dev_t devnum, char **ret);

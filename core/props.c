@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: MIT */
+#include "props.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "macros.h"
+
+void props_clear(struct props *p)
+{
+        free(p->buf);
+        *p = PROPS_INIT;
+}
+
+int props_copy(struct props *dst, const struct props *src)
+{
+        struct props n = PROPS_INIT;
+        if (src->len > 0) {
+                n.buf = malloc(src->len);
+                if (!n.buf)
+                        return -ENOMEM;
+                memcpy(n.buf, src->buf, src->len);
+                n.len = n.cap = src->len;
+                n.n = src->n;
+        }
+        props_clear(dst);
+        *dst = n;
+        return 0;
+}
+
+size_t props_key_len(const char *entry)
+{
+        const char *eq = strchr(entry, '=');
+        return eq ? (size_t)(eq - entry) : strlen(entry);
+}
+
+/* Offset of the entry (its flags byte) for key, or -1. */
+static ssize_t find(const struct props *p, const char *key, size_t keylen)
+{
+        size_t off = 0;
+        while (off < p->len) {
+                const char *e = p->buf + off + 1;
+                size_t elen = strlen(e);
+                if (strncmp(e, key, keylen) == 0 && e[keylen] == '=')
+                        return (ssize_t)off;
+                off += elen + 2;
+        }
+        return -1;
+}
+
+const char *props_get(const struct props *p, const char *key)
+{
+        size_t keylen = strlen(key);
+        ssize_t off = find(p, key, keylen);
+        return off < 0 ? NULL : p->buf + off + 1 + keylen + 1;
+}
+
+static void remove_at(struct props *p, size_t off)
+{
+        size_t elen = strlen(p->buf + off + 1) + 2;
+        memmove(p->buf + off, p->buf + off + elen, p->len - off - elen);
+        p->len -= elen;
+        p->n--;
+}
+
+int props_unset(struct props *p, const char *key)
+{
+        ssize_t off = find(p, key, strlen(key));
+        if (off < 0)
+                return 0;
+        remove_at(p, (size_t)off);
+        return 1;
+}
+
+void props_unset_flagged(struct props *p, unsigned flags)
+{
+        size_t off = 0;
+        while (off < p->len) {
+                if ((unsigned char)p->buf[off] & flags)
+                        remove_at(p, off);
+                else
+                        off += strlen(p->buf + off + 1) + 2;
+        }
+}
+
+int props_set(struct props *p, const char *key, const char *value, unsigned flags)
+{
+        size_t keylen = strlen(key);
+
+        if (keylen == 0 || strchr(key, '='))
+                return -EINVAL;
+        ssize_t off = find(p, key, keylen);
+        if (off >= 0) {
+                const char *old = p->buf + off + 1 + keylen + 1;
+                if (value && strcmp(old, value) == 0) {
+                        p->buf[off] = (char)flags;
+                        return 0;
+                }
+                remove_at(p, (size_t)off);
+        }
+        if (!value)
+                return 0;
+
+        size_t need = 1 + keylen + 1 + strlen(value) + 1;
+        if (p->len + need > p->cap) {
+                size_t cap = p->cap ? p->cap : 64;
+                while (cap < p->len + need)
+                        cap *= 2;
+                char *b = realloc(p->buf, cap);
+                if (!b)
+                        return -ENOMEM;
+                p->buf = b;
+                p->cap = cap;
+        }
+        char *e = p->buf + p->len;
+        e[0] = (char)flags;
+        memcpy(e + 1, key, keylen);
+        e[1 + keylen] = '=';
+        strcpy(e + 2 + keylen, value);
+        p->len += need;
+        p->n++;
+        return 0;
+}
+
+int props_setf(struct props *p, const char *key, unsigned flags, const char *fmt, ...)
+{
+        _cleanup_free_ char *v = NULL;
+        va_list ap;
+        va_start(ap, fmt);
+        int r = vasprintf(&v, fmt, ap);
+        va_end(ap);
+        if (r < 0)
+                return -ENOMEM;
+        return props_set(p, key, v, flags);
+}
+
+bool props_next(const struct props *p, size_t *it, const char **entry, unsigned *flags)
+{
+        if (*it >= p->len)
+                return false;
+        if (flags)
+                *flags = (unsigned char)p->buf[*it];
+        *entry = p->buf + *it + 1;
+        *it += strlen(*entry) + 2;
+        return true;
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A device's property set: KEY=VALUE pairs in insertion order, packed in one buffer
+ * ("<flags>KEY=VALUE\0" per entry) so that a record with a handful of properties costs one
+ * allocation. Each entry carries flags saying where it came from: the kernel's uevent, or
+ * rules and builtins (PROP_DB: written to the udev database as E: lines).
+ *
+ * Keys are non-empty and contain no '=' or NUL; values contain no NUL. A props struct is
+ * embedded by value in its owner and released with props_clear().
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum {
+        PROP_KERNEL = 1 << 0, /* from the kernel's uevent (or the uevent file) */
+        PROP_DB = 1 << 1,     /* set by rules or builtins: persisted in the database */
+};
+
+struct props {
+        char *buf;  /* entries, each: flags byte, "KEY=VALUE", NUL */
+        size_t len; /* bytes used */
+        size_t cap;
+        unsigned n;
+};
+
+#define PROPS_INIT ((struct props){0})
+
+void props_clear(struct props *p);
+/* Deep copy; 0 or -ENOMEM. */
+int props_copy(struct props *dst, const struct props *src);
+
+/* The value of key, or NULL. The pointer is valid until the next change of the set. */
+const char *props_get(const struct props *p, const char *key);
+/* Sets (replacing any previous value and its flags); a NULL value removes the key.
+ * 0, or -EINVAL for a bad key/value, -ENOMEM. */
+int props_set(struct props *p, const char *key, const char *value, unsigned flags);
+int props_setf(struct props *p, const char *key, unsigned flags, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
+/* Removes key; returns 1 if it was present, 0 if not. */
+int props_unset(struct props *p, const char *key);
+/* Removes every entry that has any of the given flags. */
+void props_unset_flagged(struct props *p, unsigned flags);
+
+/* Iteration: start with *it = 0; returns false at the end. *entry is "KEY=VALUE", *flags the
+ * entry's flags. The set must not change during iteration. */
+bool props_next(const struct props *p, size_t *it, const char **entry, unsigned *flags);
+
+/* Length of the key in an entry "KEY=VALUE". */
+size_t props_key_len(const char *entry);

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: MIT */
+#include "queue.h"
+
+#include <stdlib.h>
+#include <sys/sysmacros.h>
+
+static struct event *event_free(struct event *e)
+{
+        if (e) {
+                uevent_free(e->uevent);
+                free(e);
+        }
+        return NULL;
+}
+
+int event_queue_push(struct event_queue *q, struct uevent *ev, uint64_t now_usec, struct event **ret)
+{
+        struct event *e = calloc(1, sizeof(*e));
+        if (!e) {
+                uevent_free(ev);
+                return -ENOMEM;
+        }
+        e->uevent = ev;
+        e->seqnum = ev->seqnum ? ev->seqnum : q->last_seqnum + 1;
+        if (e->seqnum > q->last_seqnum)
+                q->last_seqnum = e->seqnum;
+        const char *maj = props_get(&ev->props, "MAJOR"), *min = props_get(&ev->props, "MINOR");
+        if (maj && min && atoi(maj) > 0) {
+                e->devnum = makedev((unsigned)atoi(maj), (unsigned)atoi(min));
+                e->devnum_type = streq_ptr(ev->subsystem, "block") ? 'b' : 'c';
+        }
+        const char *ifindex = props_get(&ev->props, "IFINDEX");
+        if (ifindex)
+                e->ifindex = atoi(ifindex);
+        e->state = EVENT_QUEUED;
+        e->queued_usec = now_usec;
+        e->prev = q->tail;
+        if (q->tail)
+                q->tail->next = e;
+        else
+                q->head = e;
+        q->tail = e;
+        q->n_queued++;
+        if (ret)
+                *ret = e;
+        return 0;
+}
+
+/* a is b, or an ancestor of b, by path */
+static bool path_is_prefix(const char *a, const char *b)
+{
+        size_t l = strlen(a);
+        return strncmp(a, b, l) == 0 && (b[l] == '\0' || b[l] == '/');
+}
+
+bool events_related(const struct event *a, const struct event *b)
+{
+        const char *pa = a->uevent->devpath, *pb = b->uevent->devpath;
+        const char *oa = a->uevent->devpath_old, *ob = b->uevent->devpath_old;
+
+        if (a->devnum_type && a->devnum_type == b->devnum_type && a->devnum == b->devnum)
+                return true;
+        if (a->ifindex > 0 && a->ifindex == b->ifindex)
+                return true;
+        if (path_is_prefix(pa, pb) || path_is_prefix(pb, pa))
+                return true;
+        if (oa && (path_is_prefix(oa, pb) || path_is_prefix(pb, oa)))
+                return true;
+        if (ob && (path_is_prefix(ob, pa) || path_is_prefix(pa, ob)))
+                return true;
+        return false;
+}
+
+struct event *event_queue_next_ready(struct event_queue *q)
+{
+        for (struct event *e = q->head; e; e = e->next) {
+                if (e->state != EVENT_QUEUED)
+                        continue;
+                bool blocked = false;
+                for (struct event *earlier = e->prev; earlier && !blocked; earlier = earlier->prev)
+                        blocked = events_related(earlier, e);
+                if (!blocked)
+                        return e;
+        }
+        return NULL;
+}
+
+void event_queue_set_running(struct event_queue *q, struct event *e)
+{
+        if (e->state == EVENT_QUEUED) {
+                e->state = EVENT_RUNNING;
+                q->n_queued--;
+                q->n_running++;
+        }
+}
+
+void event_queue_finish(struct event_queue *q, struct event *e)
+{
+        if (e->prev)
+                e->prev->next = e->next;
+        else
+                q->head = e->next;
+        if (e->next)
+                e->next->prev = e->prev;
+        else
+                q->tail = e->prev;
+        if (e->state == EVENT_QUEUED)
+                q->n_queued--;
+        else
+                q->n_running--;
+        event_free(e);
+}
+
+void event_queue_clear(struct event_queue *q)
+{
+        while (q->head)
+                event_queue_finish(q, q->head);
+}

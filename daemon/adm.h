@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/* devmanadm: the verbs. Each verb is one file (adm-<verb>.c) with its own options and --help. */
+#pragma once
+
+#include <stdbool.h>
+
+/* The roots every verb works in (global options before the verb). */
+struct adm_ctx {
+        const char *sysfs_root;
+        const char *dev_root;
+        const char *run_root;
+};
+
+int verb_trigger(const struct adm_ctx *ctx, int argc, char **argv);
+int verb_settle(const struct adm_ctx *ctx, int argc, char **argv);
+int verb_info(const struct adm_ctx *ctx, int argc, char **argv);
+int verb_tree(const struct adm_ctx *ctx, int argc, char **argv);
+int verb_classes(const struct adm_ctx *ctx, int argc, char **argv);
+int verb_control(const struct adm_ctx *ctx, int argc, char **argv); /* adm-control.h */
+int verb_monitor(const struct adm_ctx *ctx, int argc, char **argv); /* adm-monitor.c */
+
+/* Settles (shared by settle, trigger --settle and coldplug): waits until the run dir's queue
+ * file is gone. 0 when settled, -ETIMEDOUT, other -errno. */
+int adm_wait_for_queue(const struct adm_ctx *ctx, double timeout_sec);
+
+/* Reports a bad argument on one line and returns the exit status for it. */
+int adm_usage_error(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: MIT */
+/* devmanadm: the admin tool. Global options, then a verb; see adm.h. */
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "adm.h"
+#include "log.h"
+#include "macros.h"
+
+struct verb {
+        const char *name;
+        int (*run)(const struct adm_ctx *ctx, int argc, char **argv);
+        const char *summary;
+};
+
+static int verb_version(const struct adm_ctx *ctx, int argc, char **argv)
+{
+        printf("%s\n", DEVMAN_VERSION);
+        return 0;
+}
+
+static const struct verb verbs[] = {
+        {"trigger", verb_trigger, "Request events from the kernel"},
+        {"settle", verb_settle, "Wait until the daemon's event queue is empty"},
+        {"info", verb_info, "Show what devman knows about a device"},
+        {"control", verb_control, "Control the running daemon"},
+        {"monitor", verb_monitor, "Listen to kernel and udev events"},
+        {"tree", verb_tree, "Show a class the way the kernel lays it out"},
+        {"classes", verb_classes, "Tell for every class whether it is converted, legacy or mixed"},
+        {"version", verb_version, "Show the version"},
+};
+
+int adm_usage_error(const char *verb, const char *fmt, ...)
+{
+        va_list ap;
+        fprintf(stderr, "devmanadm%s%s: ", verb ? " " : "", verb ? verb : "");
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        fputc('\n', stderr);
+        return 2;
+}
+
+static void help(void)
+{
+        printf("Usage: devmanadm [--sysfs=DIR] [--dev=DIR] [--run=DIR] [--debug] VERB [OPTIONS]\n"
+               "\n"
+               "The devman admin tool.\n"
+               "\n"
+               "  -h --help        Show this help\n"
+               "  -V --version     Show the version\n"
+               "     --sysfs=DIR   sysfs root (default /sys)\n"
+               "     --dev=DIR     /dev root (default /dev)\n"
+               "     --run=DIR     run directory (default /run/udev)\n"
+               "  -d --debug       Log debug messages\n"
+               "\n"
+               "Verbs:\n");
+        for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
+                printf("  %-14s %s\n", verbs[i].name, verbs[i].summary);
+        printf("\nSee 'devmanadm VERB --help' for a verb's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+        static const struct option options[] = {
+                {"help", no_argument, NULL, 'h'},
+                {"version", no_argument, NULL, 'V'},
+                {"debug", no_argument, NULL, 'd'},
+                {"sysfs", required_argument, NULL, 's'},
+                {"dev", required_argument, NULL, 'D'},
+                {"run", required_argument, NULL, 'r'},
+                {}
+        };
+        struct adm_ctx ctx = {.sysfs_root = "/sys", .dev_root = "/dev", .run_root = "/run/udev"};
+        int c;
+
+        log_set_ident("devmanadm");
+        log_set_max_level(LOG_WARNING);
+        /* "+" stops at the first non-option: the verb's options are the verb's */
+        while ((c = getopt_long(argc, argv, "+hVd", options, NULL)) >= 0) {
+                switch (c) {
+                case 'h':
+                        help();
+                        return 0;
+                case 'V':
+                        printf("devmanadm %s\n", DEVMAN_VERSION);
+                        return 0;
+                case 'd':
+                        log_set_max_level(LOG_DEBUG);
+                        break;
+                case 's':
+                        ctx.sysfs_root = optarg;
+                        break;
+                case 'D':
+                        ctx.dev_root = optarg;
+                        break;
+                case 'r':
+                        ctx.run_root = optarg;
+                        break;
+                default:
+                        return 2;
+                }
+        }
+        if (optind >= argc)
+                return adm_usage_error(NULL, "missing verb (see --help)");
+        const char *name = argv[optind];
+        for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
+                if (streq(verbs[i].name, name)) {
+                        int sub_argc = argc - optind;
+                        char **sub_argv = argv + optind;
+                        optind = 0; /* reset getopt for the verb */
+                        return verbs[i].run(&ctx, sub_argc, sub_argv);
+                }
+        return adm_usage_error(NULL, "unknown verb '%s' (see --help)", name);
+}

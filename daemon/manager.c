@@ -1,0 +1,658 @@
+/* SPDX-License-Identifier: MIT */
+#include "manager.h"
+
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <systemd/sd-daemon.h>
+#include <systemd/sd-event.h>
+#include <time.h>
+
+#include "builtin.h"
+#include "config.h"
+#include "ctrl.h"
+#include "hashmap.h"
+#include "log.h"
+#include "model.h"
+#include "monitor.h"
+#include "netlink.h"
+#include "process.h"
+#include "queue.h"
+#include "rules-load.h"
+#include "spawn.h"
+#include "strv.h"
+#include "sysfs.h"
+
+/* Event source priorities: lower runs first when several are pending.
+ *  - signals: an exit request is seen before more work is started;
+ *  - kernel socket: read every pending uevent before anything is processed, so the queue is
+ *    complete (ordering is decided on it) and the socket buffer does not overflow;
+ *  - children: finish the events that wait for them;
+ *  - control socket: after the kernel socket, so a "ping" answer means every event the
+ *    kernel had sent before it is queued (udevadm settle relies on that);
+ *  - starting events: last, in bounded batches, so reading never starves. */
+enum {
+        PRIORITY_SIGNAL = -300,
+        PRIORITY_KERNEL = -200,
+        PRIORITY_CHILD = -100,
+        PRIORITY_CONTROL = 0,
+        PRIORITY_START = 100,
+};
+
+/* Events started per turn of the loop before the kernel socket is read again. */
+#define START_BATCH 64
+/* How often, at most, the rules directories are checked for changes before an event. */
+#define RULES_CHECK_INTERVAL_USEC (3 * 1000000ULL)
+
+struct manager {
+        sd_event *event;
+        struct manager_options opt;
+        const struct devman_config *config;
+        char *sysfs_root, *dev_root, *run_root;
+        int devfd, runfd;
+
+        struct model *model;
+        struct rules *rules;
+        struct builtin_ctx builtins;
+        bool builtins_ready;
+        struct spawn_manager *spawn;
+        struct monitor *monitor;
+        struct ctrl_server *ctrl;
+        struct uevent_listener *listener;
+        sd_event_source *kernel_source;
+        sd_event_source *start_source;
+
+        struct event_queue queue;
+        struct process_ctx process;
+
+        uint64_t rules_checked_usec;
+        bool reload_pending;  /* rules reload waits until no event runs (running events use them) */
+        bool exec_stopped;    /* control: stop-exec-queue */
+        bool queue_file;      /* <run>/queue exists */
+        bool resync_pending;  /* the kernel dropped events: rescan sysfs when the queue drains */
+        bool exiting;
+        int exit_status;
+};
+
+static uint64_t now_usec(void)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* <run>/queue exists exactly while events are queued or running (libudev's "queue is empty"). */
+static void update_queue_file(struct manager *m)
+{
+        bool want = !event_queue_is_empty(&m->queue);
+        if (want == m->queue_file || m->runfd < 0)
+                return;
+        if (want) {
+                int fd = openat(m->runfd, "queue", O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+                if (fd < 0) {
+                        log_warning("Could not create %s/queue, settle will not wait: %m", m->run_root);
+                        return;
+                }
+                close(fd);
+        } else if (unlinkat(m->runfd, "queue", 0) < 0 && errno != ENOENT)
+                log_warning("Could not remove %s/queue: %m", m->run_root);
+        m->queue_file = want;
+}
+
+static void schedule_start(struct manager *m)
+{
+        if (m->start_source)
+                sd_event_source_set_enabled(m->start_source, SD_EVENT_ONESHOT);
+}
+
+static void maybe_finish(struct manager *m)
+{
+        if (event_queue_is_empty(&m->queue) && (m->opt.once || m->exiting))
+                sd_event_exit(m->event, m->exit_status);
+}
+
+static int load_rules(struct manager *m)
+{
+        struct rules_load_options o = {
+                .dirs = m->config->rules_dirs,
+                .resolve_names = m->config->resolve_names,
+        };
+        struct rules *rules = NULL;
+        int r = rules_load(&o, &rules);
+        if (r < 0)
+                return log_error_errno(r, "Cannot load rules: %m");
+        if (r > 0)
+                log_warning("Rules loaded with %d errors (those lines are skipped)", r);
+        m->process.rules = NULL;
+        rules_free(m->rules);
+        m->rules = rules;
+        m->process.rules = rules;
+        m->rules_checked_usec = now_usec();
+        return 0;
+}
+
+/* Reloads now when no event runs, else as soon as the running ones are done. */
+static void request_reload(struct manager *m)
+{
+        m->reload_pending = true;
+        schedule_start(m);
+}
+
+static void on_event_done(struct event *e, struct device *dev, int result, void *userdata)
+{
+        struct manager *m = userdata;
+        log_debug("Event %" PRIu64 " (%s %s) done%s", e->seqnum, uevent_action_to_string(e->uevent->action),
+                  e->uevent->devpath, result < 0 ? " with errors" : "");
+        event_queue_finish(&m->queue, e);
+        update_queue_file(m);
+        schedule_start(m);
+        maybe_finish(m);
+}
+
+static int queue_uevent(struct manager *m, struct uevent *ev)
+{
+        log_debug("Queueing %s %s (seqnum %" PRIu64 ")", uevent_action_to_string(ev->action), ev->devpath,
+                  ev->seqnum);
+        int r = event_queue_push(&m->queue, ev, now_usec(), NULL);
+        if (r < 0)
+                return log_error_errno(r, "Could not queue an event, dropping it: %m");
+        update_queue_file(m);
+        schedule_start(m);
+        return 0;
+}
+
+/* Overflow recovery: compare sysfs with the model and queue synthetic events for what changed
+ * while events were lost: add for new devices, remove for vanished ones, change for devices
+ * whose devt, node name or driver differ. */
+static int resync(struct manager *m)
+{
+        _cleanup_strv_free_ char **paths = NULL;
+        size_t n = 0, added = 0, removed = 0, changed = 0;
+        int r;
+
+        r = model_enumerate(m->model, false, &paths, &n);
+        if (r < 0)
+                return log_error_errno(r, "Resynchronisation failed, could not scan sysfs: %m");
+
+        struct hashmap *seen = hashmap_new_string();
+        if (!seen)
+                return log_oom();
+        for (size_t i = 0; i < n; i++) {
+                hashmap_put(seen, paths[i], paths[i]);
+                struct device *d = model_get(m->model, paths[i]);
+                enum uevent_action action;
+                if (!d)
+                        action = UEVENT_ADD;
+                else {
+                        /* read sysfs into a scratch record and compare */
+                        struct model *scratch = NULL;
+                        struct device *now = NULL;
+                        action = _UEVENT_ACTION_INVALID;
+                        if (model_new(m->sysfs_root, &scratch) >= 0 &&
+                            model_add_from_sysfs(scratch, paths[i], &now) >= 0 &&
+                            (now->devnum != d->devnum || now->devnum_type != d->devnum_type ||
+                             !streq_ptr(now->devname, d->devname) || !streq_ptr(now->driver, d->driver)))
+                                action = UEVENT_CHANGE;
+                        model_free(scratch);
+                }
+                if ((int)action < 0)
+                        continue;
+                struct uevent *ev = NULL;
+                if (uevent_new(action, paths[i], NULL, &ev) >= 0 && queue_uevent(m, ev) >= 0)
+                        action == UEVENT_ADD ? added++ : changed++;
+        }
+
+        /* devices the model has but sysfs no longer shows */
+        _cleanup_strv_free_ char **gone = NULL;
+        size_t it = 0;
+        struct device *d;
+        while (model_iterate(m->model, &it, &d))
+                if (!hashmap_get(seen, d->devpath) &&
+                    (startswith(d->devpath, "/devices/") || startswith(d->devpath, "/class/") ||
+                     startswith(d->devpath, "/block/")))
+                        strv_push_copy(&gone, d->devpath);
+        hashmap_free(seen);
+        /* children before parents, so each remove finds its device */
+        strv_sort(gone);
+        for (size_t i = strv_length(gone); i > 0; i--) {
+                struct device *g = model_get(m->model, gone[i - 1]);
+                struct props p = PROPS_INIT;
+                struct uevent *ev = NULL;
+                if (!g)
+                        continue;
+                props_copy(&p, &g->props);
+                props_unset_flagged(&p, PROP_DB);
+                r = uevent_new(UEVENT_REMOVE, gone[i - 1], &p, &ev);
+                props_clear(&p);
+                if (r >= 0 && queue_uevent(m, ev) >= 0)
+                        removed++;
+        }
+        log_notice("Resynchronised with sysfs after lost events: %zu added, %zu removed, %zu changed", added,
+                   removed, changed);
+        return 0;
+}
+
+static int on_start(sd_event_source *s, void *userdata)
+{
+        struct manager *m = userdata;
+        unsigned started = 0;
+        struct event *e;
+
+        if (m->exec_stopped)
+                return 0;
+        /* Rules changed on disk or a reload was asked for: reload between events. */
+        if (!m->reload_pending && m->rules && m->queue.n_queued > 0 &&
+            now_usec() - m->rules_checked_usec >= RULES_CHECK_INTERVAL_USEC) {
+                m->rules_checked_usec = now_usec();
+                if (rules_changed_since_load(m->rules)) {
+                        log_info("Rules changed on disk, reloading");
+                        m->reload_pending = true;
+                }
+        }
+        if (m->reload_pending) {
+                if (m->queue.n_running > 0)
+                        return 0; /* the last running event's completion schedules us again */
+                m->reload_pending = false;
+                (void)load_rules(m); /* on failure the old rules stay */
+        }
+
+        while (started < START_BATCH && (e = event_queue_next_ready(&m->queue))) {
+                event_queue_set_running(&m->queue, e);
+                started++;
+                int r = process_event(&m->process, e, on_event_done, m);
+                if (r < 0) {
+                        log_error_errno(r, "Could not start event %" PRIu64 ", dropping it: %m", e->seqnum);
+                        event_queue_finish(&m->queue, e);
+                        update_queue_file(m);
+                }
+        }
+        if (event_queue_next_ready(&m->queue))
+                schedule_start(m); /* more to do: after the kernel socket had its turn */
+        else if (m->resync_pending && event_queue_is_empty(&m->queue)) {
+                m->resync_pending = false;
+                resync(m);
+        }
+        maybe_finish(m);
+        return 0;
+}
+
+static int on_kernel(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+        struct manager *m = userdata;
+
+        for (unsigned i = 0; i < 1024; i++) {
+                struct uevent *ev = NULL;
+                int r = uevent_listener_receive(m->listener, &ev);
+                if (r == 0)
+                        break;
+                if (r == -ENOBUFS) {
+                        log_warning("The kernel dropped uevents (receive buffer overflow); will resynchronise");
+                        m->resync_pending = true;
+                        schedule_start(m);
+                        continue;
+                }
+                if (r == -EBADMSG)
+                        continue; /* logged by the listener */
+                if (r < 0) {
+                        log_warning_errno(r, "Could not receive from the kernel socket: %m");
+                        break;
+                }
+                queue_uevent(m, ev);
+        }
+        return 0;
+}
+
+static void start_exit(struct manager *m)
+{
+        m->exiting = true;
+        /* queued events that have not started are dropped; the next daemon's coldplug redoes them */
+        for (struct event *e = m->queue.head, *next; e; e = next) {
+                next = e->next;
+                if (e->state == EVENT_QUEUED)
+                        event_queue_finish(&m->queue, e);
+        }
+        update_queue_file(m);
+        if (m->kernel_source)
+                sd_event_source_set_enabled(m->kernel_source, SD_EVENT_OFF);
+        maybe_finish(m);
+}
+
+static int on_exit_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+        struct manager *m = userdata;
+        log_info("Received SIG%s, exiting once running events are done", sigabbrev_np((int)si->ssi_signo));
+        start_exit(m);
+        return 0;
+}
+
+static int on_reload_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+        log_info("Received SIGHUP: reloading rules");
+        request_reload(userdata);
+        return 0;
+}
+
+/* ---- control socket ---------------------------------------------------------------- */
+
+static void ctrl_set_log_level(int level, void *userdata)
+{
+        log_set_max_level(level);
+        log_info("Log level set to %s", log_level_to_string(level));
+}
+
+static void ctrl_stop_exec_queue(void *userdata)
+{
+        struct manager *m = userdata;
+        m->exec_stopped = true;
+        log_debug("Event execution stopped");
+}
+
+static void ctrl_start_exec_queue(void *userdata)
+{
+        struct manager *m = userdata;
+        m->exec_stopped = false;
+        log_debug("Event execution started");
+        schedule_start(m);
+}
+
+static void ctrl_reload(void *userdata)
+{
+        log_info("Reload requested through the control socket");
+        request_reload(userdata);
+}
+
+static void ctrl_set_children_max(unsigned n, void *userdata)
+{
+        struct manager *m = userdata;
+        spawn_manager_set_children_max(m->spawn, n);
+        log_debug("children_max set to %u", n);
+}
+
+static void ctrl_exit(void *userdata)
+{
+        log_info("Exit requested through the control socket");
+        start_exit(userdata);
+}
+
+static void ctrl_ping(void *userdata)
+{
+        log_debug("Ping");
+}
+
+static const struct ctrl_ops ctrl_ops = {
+        .set_log_level = ctrl_set_log_level,
+        .stop_exec_queue = ctrl_stop_exec_queue,
+        .start_exec_queue = ctrl_start_exec_queue,
+        .reload = ctrl_reload,
+        .set_children_max = ctrl_set_children_max,
+        .ping = ctrl_ping,
+        .exit = ctrl_exit,
+};
+
+/* ---- setup ------------------------------------------------------------------------- */
+
+static int open_root_dir(const char *path, bool create, int *ret)
+{
+        if (create && mkdir(path, 0755) < 0 && errno != EEXIST)
+                return negative_errno();
+        int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return negative_errno();
+        *ret = fd;
+        return 0;
+}
+
+static int mkdir_parents(const char *path)
+{
+        _cleanup_free_ char *p = strdup(path);
+        if (!p)
+                return -ENOMEM;
+        for (char *s = p + 1; (s = strchr(s, '/')); s++) {
+                *s = '\0';
+                if (mkdir(p, 0755) < 0 && errno != EEXIST)
+                        return negative_errno();
+                *s = '/';
+        }
+        return 0;
+}
+
+int manager_new(const struct manager_options *o, struct manager **ret)
+{
+        struct manager *m = calloc(1, sizeof(*m));
+        int r;
+
+        if (!m)
+                return log_oom();
+        m->opt = *o;
+        m->config = o->config;
+        m->devfd = m->runfd = -1;
+        m->sysfs_root = strdup(o->config->sysfs_root);
+        m->dev_root = strdup(o->config->dev_root);
+        m->run_root = strdup(o->config->run_root);
+        if (!m->sysfs_root || !m->dev_root || !m->run_root) {
+                r = log_oom();
+                goto fail;
+        }
+
+        r = open_root_dir(m->dev_root, false, &m->devfd);
+        if (r < 0) {
+                log_error_errno(r, "Cannot open the /dev root %s: %m", m->dev_root);
+                goto fail;
+        }
+        r = mkdir_parents(m->run_root);
+        if (r >= 0)
+                r = open_root_dir(m->run_root, true, &m->runfd);
+        if (r < 0) {
+                log_error_errno(r, "Cannot open the run directory %s: %m", m->run_root);
+                goto fail;
+        }
+        /* A queue file left by a daemon that died is stale. */
+        (void)unlinkat(m->runfd, "queue", 0);
+
+        r = model_new(m->sysfs_root, &m->model);
+        if (r < 0) {
+                log_error_errno(r, "Cannot use %s as sysfs root: %m", m->sysfs_root);
+                goto fail;
+        }
+        r = model_set_dev_root(m->model, m->dev_root);
+        if (r < 0)
+                goto fail;
+
+        r = sd_event_default(&m->event);
+        if (r < 0) {
+                log_error_errno(r, "Cannot create the event loop: %m");
+                goto fail;
+        }
+        r = spawn_manager_new(m->event, NULL, m->config->children_max, &m->spawn);
+        if (r < 0) {
+                log_error_errno(r, "Cannot set up child processes: %m");
+                goto fail;
+        }
+        m->builtins.sysfs_root = m->sysfs_root;
+        r = load_rules(m);
+        if (r < 0)
+                goto fail;
+        m->process = (struct process_ctx){
+                .model = m->model,
+                .dev_root = m->dev_root,
+                .run_root = m->run_root,
+                .devfd = m->devfd,
+                .runfd = m->runfd,
+                .rules = m->rules,
+                .builtins = &m->builtins,
+                .spawn = m->spawn,
+                .event_timeout_usec = m->config->event_timeout_usec,
+                .timeout_signal = m->config->timeout_signal,
+        };
+        *ret = m;
+        return 0;
+fail:
+        manager_free(m);
+        return r;
+}
+
+struct manager *manager_free(struct manager *m)
+{
+        if (!m)
+                return NULL;
+        for (struct event *e = m->queue.head; e; e = e->next)
+                if (e->data)
+                        process_event_abort(e);
+        event_queue_clear(&m->queue);
+        update_queue_file(m);
+        ctrl_server_free(m->ctrl);
+        spawn_manager_free(m->spawn); /* kills children of aborted events */
+        if (m->builtins_ready)
+                builtin_exit_all(&m->builtins);
+        monitor_free(m->monitor);
+        rules_free(m->rules);
+        sd_event_source_unref(m->kernel_source);
+        sd_event_source_unref(m->start_source);
+        uevent_listener_free(m->listener);
+        model_free(m->model);
+        sd_event_unref(m->event);
+        if (m->devfd >= 0)
+                close(m->devfd);
+        if (m->runfd >= 0)
+                close(m->runfd);
+        free(m->sysfs_root);
+        free(m->dev_root);
+        free(m->run_root);
+        free(m);
+        return NULL;
+}
+
+static int queue_coldplug(struct manager *m)
+{
+        _cleanup_strv_free_ char **paths = NULL;
+        size_t n = 0;
+        int r = model_enumerate(m->model, false, &paths, &n);
+        if (r < 0)
+                return log_error_errno(r, "Cannot enumerate %s: %m", m->sysfs_root);
+        for (size_t i = 0; i < n; i++) {
+                struct uevent *ev = NULL;
+                r = uevent_new(UEVENT_ADD, paths[i], NULL, &ev);
+                if (r < 0) {
+                        log_warning_errno(r, "%s: cannot make a coldplug event, skipping: %m", paths[i]);
+                        continue;
+                }
+                r = queue_uevent(m, ev);
+                if (r < 0)
+                        return r;
+        }
+        log_debug("Coldplug: %zu devices queued", n);
+        return 0;
+}
+
+static int add_signal(struct manager *m, int sig, sd_event_signal_handler_t handler)
+{
+        sd_event_source *s = NULL;
+        int r = sd_event_add_signal(m->event, &s, sig, handler, m);
+        if (r >= 0)
+                r = sd_event_source_set_priority(s, PRIORITY_SIGNAL);
+        if (r >= 0)
+                r = sd_event_source_set_floating(s, 1);
+        sd_event_source_unref(s);
+        return r;
+}
+
+static int setup_signals(struct manager *m)
+{
+        sigset_t mask;
+        int r;
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGHUP);
+        sigaddset(&mask, SIGCHLD); /* sd-event child sources need it blocked */
+        if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
+                return negative_errno();
+        if ((r = add_signal(m, SIGTERM, on_exit_signal)) < 0 || (r = add_signal(m, SIGINT, on_exit_signal)) < 0 ||
+            (r = add_signal(m, SIGHUP, on_reload_signal)) < 0)
+                return r;
+        return 0;
+}
+
+static int setup_listening(struct manager *m)
+{
+        int r;
+
+        r = uevent_listener_new(m->opt.listen_fd_kernel, m->opt.rcvbuf, &m->listener);
+        m->opt.listen_fd_kernel = -1;
+        if (r < 0)
+                return log_error_errno(r, "Cannot open the kernel uevent socket: %m");
+        r = sd_event_add_io(m->event, &m->kernel_source, uevent_listener_fd(m->listener), EPOLLIN, on_kernel, m);
+        if (r >= 0)
+                r = sd_event_source_set_priority(m->kernel_source, PRIORITY_KERNEL);
+        if (r < 0)
+                return log_error_errno(r, "Cannot watch the kernel uevent socket: %m");
+
+        r = monitor_new(m->dev_root, &m->monitor);
+        if (r < 0)
+                return log_error_errno(r, "Cannot open the udev monitor socket: %m");
+        m->process.monitor = m->monitor;
+
+        /* The control socket last: its existence tells libudev clients (and init scripts) that
+         * the daemon is ready. */
+        if (m->opt.listen_fd_control >= 0) {
+                r = ctrl_server_new_from_fd(m->event, m->opt.listen_fd_control, &ctrl_ops, m, &m->ctrl);
+                m->opt.listen_fd_control = -1;
+        } else {
+                _cleanup_free_ char *path = path_join(m->run_root, "control");
+                r = path ? ctrl_server_new(m->event, path, &ctrl_ops, m, &m->ctrl) : -ENOMEM;
+        }
+        if (r == -EADDRINUSE)
+                return log_error_errno(r, "Another daemon answers on %s/control", m->run_root);
+        if (r < 0)
+                return log_error_errno(r, "Cannot create the control socket: %m");
+        return 0;
+}
+
+int manager_run(struct manager *m, void (*on_ready)(void *userdata), void *userdata)
+{
+        int r;
+
+        r = setup_signals(m);
+        if (r < 0)
+                return log_error_errno(r, "Cannot set up signal handling: %m"), 1;
+
+        r = sd_event_add_defer(m->event, &m->start_source, on_start, m);
+        if (r >= 0)
+                r = sd_event_source_set_priority(m->start_source, PRIORITY_START);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(m->start_source, SD_EVENT_OFF);
+        if (r < 0)
+                return log_error_errno(r, "Cannot set up the event queue: %m"), 1;
+
+        r = builtin_init_all(&m->builtins);
+        if (r < 0)
+                log_warning_errno(r, "Some builtins could not be initialised, rules using them will fail: %m");
+        m->builtins_ready = true;
+
+        if (m->opt.once) {
+                r = queue_coldplug(m);
+                if (r < 0)
+                        return 1;
+                if (on_ready)
+                        on_ready(userdata);
+                if (event_queue_is_empty(&m->queue))
+                        return 0;
+        } else {
+                r = model_scan(m->model);
+                if (r < 0)
+                        return log_error_errno(r, "Cannot scan %s: %m", m->sysfs_root), 1;
+                log_debug("Model built from %s: %d devices", m->sysfs_root, r);
+                r = setup_listening(m);
+                if (r < 0)
+                        return 1;
+                if (on_ready)
+                        on_ready(userdata);
+        }
+
+        r = sd_event_loop(m->event);
+        if (r < 0)
+                return log_error_errno(r, "Event loop failed: %m"), 1;
+        log_debug("Processed %lu events (%lu with errors)", m->process.n_processed, m->process.n_failed);
+        return r;
+}

@@ -1,0 +1,103 @@
+#!/bin/sh
+# Live kernel, as root: devmand in a private /dev and run dir follows the real kernel.
+#  - coldplug (trigger --type=subsystems, --type=devices, settle) makes a node for every device
+#    under /sys with a `dev` attribute, with the major:minor the kernel's devtmpfs has;
+#  - real loop devices added and removed through /dev/loop-control appear and disappear;
+#  - `echo change > uevent` is handled; settle returns.
+# Usage: live-coldplug.sh BUILDDIR
+set -u
+build=${1:?build dir}
+[ "$(id -u)" -eq 0 ] || { echo "not root: skipped"; exit 77; }
+[ -w /dev/loop-control ] || { echo "no /dev/loop-control: skipped"; exit 77; }
+
+tmp=$(mktemp -d /tmp/devman-live.XXXXXX)
+dev=$tmp/dev; run=$tmp/run
+mkdir -p "$dev"
+pass=0; fail=0
+ok() { pass=$((pass + 1)); echo "ok - $*"; }
+nok() { fail=$((fail + 1)); echo "FAIL - $*"; }
+# loop indices of our own, away from the machine's and other tests'
+base=$(( 3000 + ($$ % 500) * 4 ))
+daemon=""
+cleanup() {
+    "$build/tests/loopctl" remove "$base" 3 2>/dev/null
+    [ -n "$daemon" ] && kill "$daemon" 2>/dev/null && wait "$daemon" 2>/dev/null
+    rm -rf "$tmp"
+}
+trap cleanup EXIT INT TERM
+
+"$build/daemon/devmand" --dev "$dev" --run "$run" --log-level=notice 2>"$tmp/daemon.log" &
+daemon=$!
+# ready when the control socket exists (or, before it exists in older builds, shortly after start)
+for _ in $(seq 100); do [ -S "$run/control" ] && break; sleep 0.05; done
+adm() { "$build/daemon/devmanadm" --dev "$dev" --run "$run" "$@"; }
+
+adm trigger --type=subsystems --action=add
+adm trigger --type=devices --action=add
+if adm settle --timeout=60; then ok "settle returns after coldplug"; else nok "settle timed out"; fi
+
+# every sysfs device with a dev attribute has a node with that major:minor
+missing=0; wrong=0; total=0
+for devfile in $(find /sys/devices -name dev -type f 2>/dev/null); do
+    d=${devfile%/dev}
+    [ -f "$d/uevent" ] || continue
+    mm=$(cat "$devfile")
+    name=$(sed -n 's/^DEVNAME=//p' "$d/uevent")
+    [ -n "$name" ] || name=$(basename "$d")
+    total=$((total + 1))
+    case "$(readlink -f "$d/subsystem")" in */block) type=b ;; *) type=c ;; esac
+    if [ ! -e "$dev/$name" ]; then
+        # a device that vanished meanwhile (another test's loop device) is not ours to judge
+        [ -e "$devfile" ] || continue
+        missing=$((missing + 1)); echo "  missing: $name ($mm)"; continue
+    fi
+    got=$(stat -c '%t:%T' "$dev/$name"); gotfmt=$(printf '%d:%d' 0x${got%:*} 0x${got#*:})
+    kind=$(stat -c '%F' "$dev/$name")
+    want_kind="character special file"; [ $type = b ] && want_kind="block special file"
+    if [ "$gotfmt" != "$mm" ] || [ "$kind" != "$want_kind" ]; then
+        wrong=$((wrong + 1)); echo "  wrong: $name is $kind $gotfmt, sysfs says $type $mm"
+    fi
+    # the kernel's devtmpfs agrees (when it has the node)
+    if [ -e "/dev/$name" ]; then
+        k=$(stat -c '%t:%T' "/dev/$name")
+        [ "$k" = "$got" ] || { wrong=$((wrong + 1)); echo "  devtmpfs differs for $name: $k vs $got"; }
+    fi
+done
+echo "  $total sysfs devices with a dev attribute"
+[ "$total" -gt 20 ] && [ $missing -eq 0 ] && [ $wrong -eq 0 ] && ok "a node for every dev attribute ($total)" \
+    || nok "coldplug nodes: $missing missing, $wrong wrong of $total"
+[ -L "$dev/char/1:3" ] && [ "$(readlink "$dev/char/1:3")" = "../null" ] && ok "/dev/char/1:3 -> ../null" \
+    || nok "/dev/char/1:3 link"
+[ "$(stat -c %a "$dev/null")" = 666 ] && ok "null has the kernel's DEVMODE 0666" || nok "null mode $(stat -c %a "$dev/null")"
+
+# loop devices appear and disappear
+if "$build/tests/loopctl" add "$base" 3; then
+    adm settle --timeout=30
+    n=0; for i in 0 1 2; do [ -b "$dev/loop$((base + i))" ] && n=$((n + 1)); done
+    [ $n -eq 3 ] && ok "3 new loop devices have nodes" || nok "only $n of 3 loop nodes"
+    mm=$(cat /sys/devices/virtual/block/loop$base/dev)
+    [ -L "$dev/block/$mm" ] && ok "/dev/block/$mm link" || nok "/dev/block/$mm missing"
+    "$build/tests/loopctl" remove "$base" 3
+    adm settle --timeout=30
+    n=0; for i in 0 1 2; do [ -e "$dev/loop$((base + i))" ] && n=$((n + 1)); done
+    [ $n -eq 0 ] && ok "removed loop devices lost their nodes" || nok "$n loop nodes left after remove"
+    [ -e "$dev/block/$mm" ] && nok "/dev/block/$mm left behind" || ok "/dev/block/$mm removed"
+else
+    nok "could not add loop devices"
+fi
+
+# a change event is handled: the node comes back
+rm -f "$dev/zero"
+echo change > /sys/devices/virtual/mem/zero/uevent
+adm settle --timeout=30
+[ -c "$dev/zero" ] && ok "change event recreated /dev/zero" || nok "change event not handled"
+
+kill -0 "$daemon" 2>/dev/null && ok "daemon still running" || nok "daemon died"
+kill "$daemon"; wait "$daemon"; rc=$?
+daemon=""
+[ $rc -eq 0 ] && ok "daemon exits 0 on SIGTERM" || nok "daemon exit status $rc"
+[ -e "$run/queue" ] && nok "queue file left behind" || ok "no queue file left"
+grep -E "error|Assertion|Sanitizer" "$tmp/daemon.log" && nok "errors in the daemon log" || ok "clean daemon log"
+
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+#include "props.h"
+#include "strv.h"
+#include "test-util.h"
+
+static void test_props(void)
+{
+        struct props p = PROPS_INIT;
+        CHECK_INT(props_set(&p, "A", "1", PROP_KERNEL), 0);
+        CHECK_INT(props_set(&p, "B", "2", PROP_DB), 0);
+        CHECK_INT(props_set(&p, "C", "", PROP_KERNEL), 0);
+        CHECK_STR(props_get(&p, "A"), "1");
+        CHECK_STR(props_get(&p, "C"), "");
+        CHECK(props_get(&p, "AB") == NULL);
+        CHECK_INT(props_set(&p, "A", "11", PROP_KERNEL), 0);
+        CHECK_STR(props_get(&p, "A"), "11");
+        CHECK_INT(p.n, 3);
+        CHECK_INT(props_set(&p, "", "x", 0), -EINVAL);
+        CHECK_INT(props_set(&p, "X=Y", "x", 0), -EINVAL);
+
+        size_t it = 0;
+        const char *e;
+        unsigned flags, n = 0, db = 0;
+        while (props_next(&p, &it, &e, &flags)) {
+                n++;
+                if (flags & PROP_DB) {
+                        db++;
+                        CHECK_STR(e, "B=2");
+                }
+        }
+        CHECK_INT(n, 3);
+        CHECK_INT(db, 1);
+
+        struct props copy = PROPS_INIT;
+        CHECK_INT(props_copy(&copy, &p), 0);
+        props_unset_flagged(&p, PROP_KERNEL);
+        CHECK_INT(p.n, 1);
+        CHECK(props_get(&p, "A") == NULL);
+        CHECK_STR(props_get(&copy, "A"), "11");
+        CHECK_INT(props_unset(&copy, "A"), 1);
+        CHECK_INT(props_unset(&copy, "A"), 0);
+        CHECK_INT(props_set(&copy, "B", NULL, 0), 0);
+        CHECK(props_get(&copy, "B") == NULL);
+        CHECK_INT(props_setf(&copy, "N", PROP_DB, "%d:%d", 8, 1), 0);
+        CHECK_STR(props_get(&copy, "N"), "8:1");
+        props_clear(&p);
+        props_clear(&copy);
+}
+
+static void test_strv(void)
+{
+        char **l = NULL;
+        CHECK_INT(strv_add_unique(&l, "b"), 1);
+        CHECK_INT(strv_add_unique(&l, "a"), 1);
+        CHECK_INT(strv_add_unique(&l, "b"), 0);
+        CHECK_INT(strv_length(l), 2);
+        strv_sort(l);
+        char *j = strv_join(l, "/dev/", " ");
+        CHECK_STR(j, "/dev/a /dev/b");
+        free(j);
+        CHECK_INT(strv_remove(l, "a"), 1);
+        CHECK_INT(strv_length(l), 1);
+        strv_free(l);
+        CHECK_INT(strv_split("  x y\tz ", " \t", &l), 0);
+        CHECK_INT(strv_length(l), 3);
+        CHECK_STR(l[2], "z");
+        strv_free(l);
+}
+
+TEST_MAIN(TEST(test_props), TEST(test_strv))
