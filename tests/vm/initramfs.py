@@ -188,6 +188,7 @@ def add_base(cpio, init_script):
     cpio.data("etc/group", "".join("%s:x:%d:\n" % g for g in GROUPS))
     cpio.data("etc/passwd", "root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n")
     cpio.data("etc/modprobe.d/vmtest.conf", "options usb-storage delay_use=0\n")
+    cpio.data("vmtest/modules", " ".join(MODULES) + "\n")
     return applets
 
 
@@ -235,7 +236,7 @@ def add_libinput(cpio):
 
 def add_devman(cpio, devmand, devmanadm, rules_dir):
     """devman's programs (when built) and its own rules, next to Debian's rules so both
-    managers read the same set. A devman built with prefix /usr/local finds them too."""
+    managers read the same set."""
     if devmand:
         add_elf(cpio, devmand, "usr/sbin/devmand")
     if devmanadm:
@@ -243,7 +244,6 @@ def add_devman(cpio, devmand, devmanadm, rules_dir):
     for r in sorted(os.listdir(rules_dir)) if os.path.isdir(rules_dir) else []:
         if r.endswith(".rules"):
             cpio.file(os.path.join(rules_dir, r), "usr/lib/udev/rules.d/" + r, 0o644)
-    cpio.symlink("usr/local/lib/udev", "../../lib/udev")
 
 
 def build(out_path, kernel, init_script, uinput_device, rules_dir, devmand=None, devmanadm=None):

@@ -1,6 +1,7 @@
 """Parses the guest's report (init.sh's dump format) into plain data:
 
 {"timing": {"start": s, "settle": s, "ready": s}, "fatal": str|None, "done": bool,
+ "warnings": [devices the guest waited for in vain],
  "steps": {step: {"dev": {path: {type, mode, owner, group, devt, inode}},
                   "links": {path: target as written}, "data": {id: [lines]}, "tags": [tag/id],
                   "run": [paths], "exportdb": {devpath: {"N", "S" (list), "L", "E" {k: v}}},
@@ -116,7 +117,7 @@ def finish_section(step, name, lines):
 
 
 def parse(text):
-    result = {"timing": {}, "fatal": None, "done": False, "steps": {}}
+    result = {"timing": {}, "fatal": None, "done": False, "steps": {}, "warnings": []}
     step = section = None
     lines = []
     for line in text.splitlines():
@@ -137,6 +138,8 @@ def parse(text):
             for kv in line[9:].split():
                 k, _, v = kv.partition("=")
                 result["timing"][k] = float(v)
+        elif line.startswith("@@WARN "):
+            result["warnings"].append(line[7:])
         elif line.startswith("@@FATAL "):
             result["fatal"] = line[8:]
         elif line == "@@DONE":

@@ -100,6 +100,8 @@ def boot(env, manager, devfs, keep_dir=None):
             env.kernel.version))
         append = ("console=ttyS0 loglevel=5 panic=-1 rdinit=/init vmtest.manager=%s vmtest.dev=%s"
                   % (manager, devfs))
+        if manager == "devman" and os.environ.get("DEVMAN_VM_PRELOAD") == "1":
+            append += " vmtest.preload=1"  # a debugging aid, see README.md
         error = None
         try:
             out, console, secs = qemu.run(env.qemu, env.kernel.image, initrd, append, accel, tmp,
@@ -174,7 +176,7 @@ def test_udevd(env):
     if failed:
         log("FAIL: " + failed + " (see %s)" % os.path.join(env.results, "udevd"))
         return 1
-    problems = checks.scenario(ref, devtmpfs=True)
+    problems = ["guest: " + w for w in ref["warnings"]] + checks.scenario(ref, devtmpfs=True)
     for p in problems:
         log("FAIL: udevd: " + p)
     log("udevd: %d scenario problems" % len(problems))
@@ -197,7 +199,8 @@ def test_devman(env, devfs):
     if failed:
         log("FAIL: " + failed + " (see %s)" % os.path.join(env.results, name))
         return 1
-    problems = ["scenario: " + p for p in checks.scenario(res, devtmpfs=(devfs == "devtmpfs"))]
+    problems = ["guest: " + w for w in res["warnings"]]
+    problems += ["scenario: " + p for p in checks.scenario(res, devtmpfs=(devfs == "devtmpfs"))]
     if devfs == "devtmpfs":
         problems += ["devtmpfs: " + p for p in checks.devtmpfs_untouched(res)]
     allow = compare.Allowlist.load(os.path.join(HERE, "allowlist.txt"))
