@@ -5,6 +5,8 @@ and checks what it made. See README.md.
   vmtest.py test udevd            reference boot: systemd-udevd on devtmpfs; scenario checks
   vmtest.py test devman-tmpfs     devmand on an empty tmpfs /dev; checks + comparison with udevd
   vmtest.py test devman-devtmpfs  devmand on devtmpfs; checks + comparison + nodes left alone
+  vmtest.py evaluate devman-tmpfs|devman-devtmpfs
+                                  checks and comparison of the last results, without booting
   vmtest.py run MANAGER DEVFS     one boot, report to stdout as JSON (for debugging)
   vmtest.py probe                 which accelerator this host can use
 
@@ -32,6 +34,7 @@ import report  # noqa: E402
 SKIP = 77
 PROBE_MARKER = "DEVMAN-VM-PROBE-REACHED-INIT"
 PROBE_TIMEOUT = 12
+MAX_PRINTED = 150
 BOOT_TIMEOUT = int(os.environ.get("DEVMAN_VM_TIMEOUT", "420"))
 
 
@@ -194,10 +197,16 @@ def test_devman(env, devfs):
         return 1
     res = boot(env, "devman", devfs, os.path.join(env.results, name))
     report.save(res, os.path.join(env.results, name + ".json"))
+    return evaluate(ref, res, devfs, env.results)
+
+
+def evaluate(ref, res, devfs, results_dir):
+    """Scenario checks of a devman boot and its comparison with the udevd reference."""
+    name = "devman-" + devfs
     print_timing([("udevd/devtmpfs", ref), ("devman/" + devfs, res)])
     failed = boot_failed(res)
     if failed:
-        log("FAIL: " + failed + " (see %s)" % os.path.join(env.results, name))
+        log("FAIL: %s: %s" % (name, failed))
         return 1
     problems = ["guest: " + w for w in res["warnings"]]
     problems += ["scenario: " + p for p in checks.scenario(res, devtmpfs=(devfs == "devtmpfs"))]
@@ -207,10 +216,22 @@ def test_devman(env, devfs):
     diffs = compare.compare(ref, res)
     unexplained, allowed = allow.split(diffs)
     problems += ["differs from udevd: " + d for d in unexplained]
-    for d in allowed:
+    full = os.path.join(results_dir, name + ".problems")
+    with open(full, "w") as f:
+        f.writelines(p + "\n" for p in problems)
+        f.writelines("allowed: %s\n" % d for d in allowed)
+    for d in allowed[:MAX_PRINTED]:
         log("allowed: %s" % d)
-    for p in problems:
+    for p in problems[:MAX_PRINTED]:
         log("FAIL: " + p)
+    if len(problems) > MAX_PRINTED:
+        log("... %d more problems in %s" % (len(problems) - MAX_PRINTED, full))
+    counts = {}
+    for d in diffs:
+        if allow.reason(d) is None:
+            counts[(d.step, d.kind)] = counts.get((d.step, d.kind), 0) + 1
+    for (step, kind), n in sorted(counts.items()):
+        log("  differences from udevd: %-14s %-8s %5d" % (step, kind, n))
     log("%s: %d problems, %d allowed differences" % (name, len(problems), len(allowed)))
     return 1 if problems else 0
 
@@ -235,6 +256,10 @@ def main(argv):
         res = boot(env, argv[2], argv[3], os.environ.get("DEVMAN_VM_KEEP"))
         report.save(res, "/dev/stdout")
         return 1 if boot_failed(res) else 0
+    if cmd == "evaluate" and len(argv) == 3 and argv[2] in ("devman-tmpfs", "devman-devtmpfs"):
+        ref = report.load(os.path.join(env.results, "udevd.json"))
+        res = report.load(os.path.join(env.results, argv[2] + ".json"))
+        return evaluate(ref, res, argv[2].split("-", 1)[1], env.results)
     if cmd == "test" and len(argv) == 3:
         if argv[2] == "udevd":
             return test_udevd(env)
