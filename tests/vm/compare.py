@@ -4,7 +4,8 @@ under test (devman). Per step: /dev nodes (name, type, devt, mode, owner, group)
 (resolved targets), every device's properties as `udevadm info --export-db` shows them, the
 database files, tags, what libinput lists, loaded modules and network interfaces.
 
-Numbers the kernel hands out in probe order (diskseq) are replaced by the device's name, and
+Numbers the kernel hands out in probe order (diskseq, ifindex) are replaced by the device's
+name, and
 values that are different on every boot (USEC_INITIALIZED, inode numbers) are not compared.
 
 Differences fail unless a line of the allowlist matches them:
@@ -91,6 +92,22 @@ def _diskseq_names(step):
     return names
 
 
+def _ifindex_names(step):
+    """ifindex -> interface name: the kernel numbers interfaces in registration order."""
+    names = {}
+    for dev in step["exportdb"].values():
+        e = dev["E"]
+        if e.get("SUBSYSTEM") == "net" and "IFINDEX" in e and "INTERFACE" in e:
+            names[e["IFINDEX"]] = e["INTERFACE"]
+    return names
+
+
+def _canon_dbid(dbid, ifn):
+    """Database ids of network interfaces are n<ifindex>."""
+    m = re.fullmatch(r"n(\d+)", dbid)
+    return "n<%s>" % ifn.get(m.group(1), "?" + m.group(1)) if m else dbid
+
+
 def _canon_text(text, seq):
     return re.sub(r"by-diskseq/(\d+)", lambda m: "by-diskseq/<%s>" % seq.get(m.group(1), "?" + m.group(1)), text)
 
@@ -98,6 +115,7 @@ def _canon_text(text, seq):
 def canonical(step):
     """The comparable view of one step."""
     seq = _diskseq_names(step)
+    ifn = _ifindex_names(step)
     out = {"node": {}, "link": {}, "prop": {}, "db": {}, "tag": set(), "libinput": {},
            "module": set(step["modules"]), "net": set(step["net"])}
     for path, n in step["dev"].items():
@@ -111,14 +129,19 @@ def canonical(step):
                 continue
             if k == "DISKSEQ":
                 v = "<%s>" % seq.get(v, "?" + v)
+            if k == "IFINDEX":
+                v = "<%s>" % ifn.get(v, "?" + v)
             if k in SET_PROPS:
                 items = v.split() if k == "DEVLINKS" else v.split(":")
                 v = " ".join(sorted(_canon_text(x, seq) for x in items if x))
             props[k] = v
         out["prop"][devpath] = props
     for dbid, lines in step["data"].items():
-        out["db"][dbid] = sorted(_canon_text(x, seq) for x in lines if not x.startswith("I:"))
-    out["tag"] = set(step["tags"])
+        out["db"][_canon_dbid(dbid, ifn)] = sorted(_canon_text(x, seq) for x in lines if not x.startswith("I:"))
+    out["tag"] = set()
+    for t in step["tags"]:
+        tag, _, dbid = t.partition("/")
+        out["tag"].add("%s/%s" % (tag, _canon_dbid(dbid, ifn)))
     for dev in step["libinput"]:
         out["libinput"][dev.get("Kernel", dev.get("Device"))] = dev
     return out
@@ -197,13 +220,20 @@ def _selftest():
             "DEVNAME": "/dev/" + name, "DEVTYPE": "disk", "DISKSEQ": seq, "SUBSYSTEM": "block",
             "USEC_INITIALIZED": usec, "DEVLINKS": "/dev/disk/by-diskseq/%s /dev/disk/by-id/x-%s" % (seq, name)}}
 
+    def net(name, ifindex):
+        return {"N": None, "S": [], "L": "0", "E": {
+            "INTERFACE": name, "IFINDEX": ifindex, "SUBSYSTEM": "net"}}
+
     ref = {"steps": {"coldplug": _step(
         dev={"/dev/vda": node("254:0"), "/dev/sda": node("8:0")},
         links={"/dev/disk/by-diskseq/1": "../../vda", "/dev/disk/by-diskseq/2": "../../sda",
                "/dev/disk/by-id/x-vda": "../../vda", "/dev/disk/by-id/x-sda": "../../sda"},
         data={"b254:0": ["I:100", "S:disk/by-diskseq/1", "E:ID_X=1"], "b8:0": ["I:5", "S:disk/by-diskseq/2"]},
         exportdb={"/devices/v/vda": disk("vda", "1", "100"), "/devices/s/sda": disk("sda", "2", "5")},
-        tags=["systemd/b254:0"], modules=["virtio_blk"], net=["lo"])}}
+        tags=["systemd/b254:0", "systemd/n2"], modules=["virtio_blk"], net=["lo"])}}
+    ref["steps"]["coldplug"]["exportdb"]["/devices/n/ens7"] = net("ens7", "2")
+    ref["steps"]["coldplug"]["exportdb"]["/devices/n/ens8"] = net("ens8", "3")
+    ref["steps"]["coldplug"]["data"].update({"n2": ["E:A=1"], "n3": ["E:B=1"]})
     # Same devices, diskseq handed out the other way round, other times and inodes: no difference.
     same = {"steps": {"coldplug": _step(
         dev={"/dev/vda": node("254:0", inode=7), "/dev/sda": node("8:0", inode=9)},
@@ -211,7 +241,10 @@ def _selftest():
                "/dev/disk/by-id/x-sda": "../../sda", "/dev/disk/by-id/x-vda": "../../vda"},
         data={"b254:0": ["E:ID_X=1", "S:disk/by-diskseq/2", "I:999"], "b8:0": ["S:disk/by-diskseq/1", "I:6"]},
         exportdb={"/devices/v/vda": disk("vda", "2", "999"), "/devices/s/sda": disk("sda", "1", "6")},
-        tags=["systemd/b254:0"], modules=["virtio_blk"], net=["lo"])}}
+        tags=["systemd/b254:0", "systemd/n3"], modules=["virtio_blk"], net=["lo"])}}
+    same["steps"]["coldplug"]["exportdb"]["/devices/n/ens7"] = net("ens7", "3")
+    same["steps"]["coldplug"]["exportdb"]["/devices/n/ens8"] = net("ens8", "2")
+    same["steps"]["coldplug"]["data"].update({"n3": ["E:A=1"], "n2": ["E:B=1"]})
     got = [str(d) for d in compare(ref, same)]
     assert got == [], got
 
@@ -222,7 +255,7 @@ def _selftest():
     del st["links"]["/dev/disk/by-id/x-vda"]
     st["data"]["b254:0"].remove("E:ID_X=1")
     st["exportdb"]["/devices/v/vda"]["E"]["DEVLINKS"] = "/dev/disk/by-diskseq/2"
-    st["tags"] = []
+    st["tags"] = ["systemd/n3"]
     st["modules"].append("ahci")
     keys = sorted(d.key for d in compare(ref, bad))
     want = sorted(["node /dev/sda", "link /dev/disk/by-id/x-vda", "db b254:0:E:ID_X",

@@ -54,11 +54,13 @@ mount -t tmpfs -o nosuid,nodev,mode=0755 run /run
 mount -t tmpfs -o nosuid,nodev tmp /tmp
 [ "$devfs" = tmpfs ] && [ -n "$(ls -A /dev)" ] && die "/dev tmpfs is not empty"
 
-# The report channel and what has no modalias (uinput) are loaded by init itself, like an
-# initramfs loads what it needs; everything else is left to the manager's kmod builtin.
-modprobe virtio_pci || die "modprobe virtio_pci"
-modprobe virtio_console || die "modprobe virtio_console"
-modprobe uinput || die "modprobe uinput"
+# Init loads, like an initramfs does: the report channel (virtio console), what has no
+# modalias (uinput), and the USB host controllers in a fixed order, because USB bus numbers
+# (usb1, usb2 in every devpath below them) follow the order the drivers bind. Everything else
+# (disks, NICs, HID, evdev, usb-storage on hot-plug) is left to the manager's kmod builtin.
+for m in virtio_pci virtio_console uinput ehci_pci xhci_pci; do
+    modprobe "$m" || die "modprobe $m"
+done
 # Debugging aid (DEVMAN_VM_PRELOAD=1): every module the hardware needs, before the manager.
 if [ "$preload" = 1 ]; then
     modprobe -a $(cat /vmtest/modules) || die "preloading modules"
