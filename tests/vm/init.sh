@@ -36,6 +36,7 @@ mount -t sysfs -o nosuid,nodev,noexec sysfs /sys
 manager=udevd
 devfs=devtmpfs
 preload=0
+# shellcheck disable=SC2013 # the command line is one line of words
 for arg in $(cat /proc/cmdline); do
     case "$arg" in
     vmtest.preload=1) preload=1 ;;
@@ -63,6 +64,7 @@ for m in virtio_pci virtio_console uinput ehci_pci xhci_pci; do
 done
 # Debugging aid (DEVMAN_VM_PRELOAD=1): every module the hardware needs, before the manager.
 if [ "$preload" = 1 ]; then
+    # shellcheck disable=SC2046 # one module name per word
     modprobe -a $(cat /vmtest/modules) || die "preloading modules"
 fi
 
@@ -108,19 +110,19 @@ devman)
 *) die "unknown vmtest.manager=$manager" ;;
 esac
 
-# Wait until the number of paths matching the sysfs glob PATTERN satisfies OP COUNT. A device
+# Wait until exactly COUNT paths match the sysfs glob PATTERN. A device
 # that never comes is reported (@@WARN) and the boot goes on, so the report still shows what
 # the manager did; after the first time-out the others are short, keeping the boot bounded.
 wait_limit=300
-wait_count() { # OP COUNT PATTERN
+wait_count() { # COUNT PATTERN
     i=0
     while :; do
         n=0
-        for p in $3; do [ -e "$p" ] && n=$((n + 1)); done
-        [ "$n" "$1" "$2" ] && return 0
+        for p in $2; do [ -e "$p" ] && n=$((n + 1)); done
+        [ "$n" -eq "$1" ] && return 0
         i=$((i + 1))
         if [ $i -gt $wait_limit ]; then
-            warn "time-out waiting for $1 $2 of $3 (have $n)"
+            warn "time-out waiting for $1 of $2 (have $n)"
             wait_limit=30
             return 1
         fi
@@ -165,18 +167,18 @@ dump() { # STEP
 # and the SATA disk; the USB stick is only hot-plugged, so sd names never race between the
 # AHCI and USB probes. Waited for after settle: some drivers probe asynchronously.
 blocks_settled() { # VD SD
-    wait_count -eq "$1" '/sys/class/block/vd?' || :
-    wait_count -eq "$2" '/sys/class/block/sd?' || :
+    wait_count "$1" '/sys/class/block/vd?' || :
+    wait_count "$2" '/sys/class/block/sd?' || :
 }
 
 # What must exist before the boot counts as settled: disks and their partitions, the USB
 # keyboard's and tablet's event devices, both NICs.
 coldplug_settled() {
     blocks_settled 1 1
-    wait_count -eq 2 '/sys/class/block/vda[12]' || :
-    wait_count -eq 1 '/sys/class/block/sd?1' || :
-    wait_count -eq 2 '/sys/bus/usb/drivers/usbhid/*/*/input/input*/event*' || :
-    wait_count -eq 3 '/sys/class/net/*' || :
+    wait_count 2 '/sys/class/block/vda[12]' || :
+    wait_count 1 '/sys/class/block/sd?1' || :
+    wait_count 2 '/sys/bus/usb/drivers/usbhid/*/*/input/input*/event*' || :
+    wait_count 3 '/sys/class/net/*' || :
 }
 
 [ "$devfs" = devtmpfs ] && { echo "@@STEP before"; dump_dev; echo "@@ENDSTEP before"; } >&4
@@ -214,16 +216,17 @@ blocks_settled 1 1
 settle || warn "settle failed"
 dump usb-remove >&4
 
-before=$(ls -d /sys/class/input/event* | wc -l)
+count_events() { n=0; for p in /sys/class/input/event*; do [ -e "$p" ] && n=$((n + 1)); done; echo $n; }
+before=$(count_events)
 uinput-device --name devman-vm-uinput >/tmp/uinput.out 2>&1 &
 uinput_pid=$!
-wait_count -eq $((before + 1)) '/sys/class/input/event*' || :
+wait_count $((before + 1)) '/sys/class/input/event*' || :
 settle || warn "settle failed"
 dump uinput-add >&4
 
 kill -TERM "$uinput_pid"
 wait "$uinput_pid" || die "uinput-device failed: $(cat /tmp/uinput.out)"
-wait_count -eq "$before" '/sys/class/input/event*' || :
+wait_count "$before" '/sys/class/input/event*' || :
 settle || warn "settle failed"
 dump uinput-remove >&4
 
