@@ -185,8 +185,8 @@ coldplug_settled() {
 
 t_start=$(uptime_s)
 start_manager || die "could not start $manager"
-trigger subsystems || die "trigger subsystems"
-trigger devices || die "trigger devices"
+trigger subsystems || warn "trigger --type=subsystems failed"
+trigger devices || warn "trigger --type=devices failed"
 settle || warn "settle failed"
 t_settle=$(uptime_s)
 coldplug_settled
@@ -225,7 +225,7 @@ settle || warn "settle failed"
 dump uinput-add >&4
 
 kill -TERM "$uinput_pid"
-wait "$uinput_pid" || die "uinput-device failed: $(cat /tmp/uinput.out)"
+wait "$uinput_pid" || warn "uinput-device failed: $(cat /tmp/uinput.out)"
 wait_count "$before" '/sys/class/input/event*' || :
 settle || warn "settle failed"
 dump uinput-remove >&4
