@@ -13,7 +13,7 @@
  * and waits until the server closes the connection: that close is the answer (a "ping"
  * therefore returns once every earlier message was handled).
  *
- * Server: accepts only peers with uid 0 (SO_PEERCRED at accept and SCM_CREDENTIALS on each
+ * Server: at most 32 connections at a time (more are closed at once); accepts only peers with uid 0 (SO_PEERCRED at accept and SCM_CREDENTIALS on each
  * message); a message of the wrong size, with the wrong magic or an invalid value is logged
  * and the connection closed. Nothing a client sends can stop the server.
  */
@@ -96,7 +96,9 @@ int ctrl_server_new(sd_event *event, const char *path, const struct ctrl_ops *op
  * server takes fd and leaves the socket file alone when freed. */
 int ctrl_server_new_from_fd(sd_event *event, int fd, const struct ctrl_ops *ops, void *userdata,
                             struct ctrl_server **ret);
-struct ctrl_server *ctrl_server_free(struct ctrl_server *s); /* returns NULL */
+/* Closes every connection (a client waiting after an exit request gets its answer), the
+ * listening socket, and removes the socket file ctrl_server_new() made. Returns NULL. */
+struct ctrl_server *ctrl_server_free(struct ctrl_server *s);
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct ctrl_server, ctrl_server_free)
 
 /* Client side (blocking calls, for devmanadm). */

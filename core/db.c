@@ -366,6 +366,8 @@ int db_update(const char *run_dir, struct device *d)
 {
         _cleanup_free_ char *id = NULL, *data = NULL, *path = NULL, *tmp = NULL;
         struct db_entry old = {0}, new = {0};
+        FILE *f = NULL;
+        int fd = -1;
         int r = device_db_id(d, &id);
         if (r < 0)
                 return r;
@@ -396,7 +398,7 @@ int db_update(const char *run_dir, struct device *d)
                 r = -ENOMEM;
                 goto out;
         }
-        int fd = mkostemp(tmp, O_CLOEXEC);
+        fd = mkostemp(tmp, O_CLOEXEC);
         if (fd < 0) {
                 r = -errno;
                 goto out_tmp;
@@ -406,7 +408,7 @@ int db_update(const char *run_dir, struct device *d)
                 close(fd);
                 goto out_unlink;
         }
-        FILE *f = fdopen(fd, "w");
+        f = fdopen(fd, "w");
         if (!f) {
                 r = -errno;
                 close(fd);
@@ -439,13 +441,12 @@ out:
         return r;
 }
 
-int db_delete(const char *run_dir, struct device *d)
+int db_delete_id(const char *run_dir, const char *id)
 {
-        _cleanup_free_ char *id = NULL, *data = NULL, *path = NULL;
+        _cleanup_free_ char *data = NULL, *path = NULL;
         struct db_entry old = {0};
-        int r = device_db_id(d, &id);
-        if (r < 0)
-                return r;
+        int r;
+
         data = path_join(run_dir, "data");
         path = data ? path_join(data, id) : NULL;
         if (!path)
@@ -453,14 +454,23 @@ int db_delete(const char *run_dir, struct device *d)
         r = db_load(path, &old);
         if (r < 0)
                 log_debug_errno(r, "%s: database entry unreadable: %m", path);
-        /* the record's own tags too, in case the file was already gone */
         drop_stale_tags(run_dir, id, old.tags, NULL);
-        if (d->udev)
-                drop_stale_tags(run_dir, id, d->udev->tags, NULL);
         db_entry_clear(&old);
         if (unlink(path) < 0 && errno != ENOENT)
                 return -errno;
         return 0;
+}
+
+int db_delete(const char *run_dir, struct device *d)
+{
+        _cleanup_free_ char *id = NULL;
+        int r = device_db_id(d, &id);
+        if (r < 0)
+                return r;
+        /* the record's own tags too, in case the file was already gone */
+        if (d->udev)
+                drop_stale_tags(run_dir, id, d->udev->tags, NULL);
+        return db_delete_id(run_dir, id);
 }
 
 /* Replaces d's database fields with those of e (taking e's lists). */

@@ -11,6 +11,7 @@
  *       G:<tag>       every tag the device has had
  *       Q:<tag>       the tags set by the latest event
  *       V:1           database version (1 = Q: lines are meaningful)
+ *     (no W: line: libudev 252 ignores the watch handle there; it belongs in watch/)
  *     file mode 01644 (sticky) marks OPTIONS+="db_persist", 0644 otherwise;
  *     an empty file marks a device with a node or ifindex but nothing else to record
  *     (libudev then still reports it initialized).
@@ -43,6 +44,8 @@ int db_update(const char *run_dir, struct device *d);
 /* Removes d's entry and its tag index entries (a remove event; db_persist does not keep
  * an entry of a device that is gone). 0 (also when there was none) or -errno. */
 int db_delete(const char *run_dir, struct device *d);
+/* The same by device id, for entries whose device is gone (crash recovery). */
+int db_delete_id(const char *run_dir, const char *id);
 
 /* Loads d's entry: replaces d->udev's database fields (links, tags, current tags, link
  * priority, usec_initialized, db_persist from the sticky bit) and d's PROP_DB properties.

@@ -55,6 +55,7 @@ int export_properties(const struct device *d, const char *dev_root, const char *
 {
         struct props p = PROPS_INIT;
         const struct device_udev *u = d->udev;
+        _cleanup_free_ char *devname = NULL; /* before any goto: cleaned up at fail too */
         const char *entry;
         size_t it = 0;
         int r = 0;
@@ -62,6 +63,14 @@ int export_properties(const struct device *d, const char *dev_root, const char *
         props_clear(ret);
         if (action && (r = props_set(&p, "ACTION", action, PROP_KERNEL)) < 0)
                 goto fail;
+        if (d->devname) {
+                const char *sep = dev_root[0] && dev_root[strlen(dev_root) - 1] == '/' ? "" : "/";
+                if (asprintf(&devname, "%s%s%s", dev_root, sep, d->devname) < 0) {
+                        devname = NULL;
+                        r = -ENOMEM;
+                        goto fail;
+                }
+        }
         while (props_next(&d->props, &it, &entry, NULL)) {
                 size_t kl = props_key_len(entry);
                 if (entry[0] == '.' || derived_key(entry, kl))
@@ -71,9 +80,13 @@ int export_properties(const struct device *d, const char *dev_root, const char *
                         r = -ENOMEM;
                         goto fail;
                 }
-                if ((r = props_set(&p, key, entry + kl + 1, PROP_KERNEL)) < 0)
+                /* the record's DEVNAME names the daemon's node root; clients get dev_root's */
+                const char *value = devname && streq(key, "DEVNAME") ? devname : entry + kl + 1;
+                if ((r = props_set(&p, key, value, PROP_KERNEL)) < 0)
                         goto fail;
         }
+        if (devname && !props_get(&p, "DEVNAME") && (r = props_set(&p, "DEVNAME", devname, PROP_KERNEL)) < 0)
+                goto fail;
         if (seqnum > 0 && (r = props_setf(&p, "SEQNUM", PROP_KERNEL, "%" PRIu64, seqnum)) < 0)
                 goto fail;
         if (u) {

@@ -51,7 +51,8 @@ int monitor_build_message(const char *dev_root, const char *action, const struct
 struct monitor;
 
 /* A socket for broadcasting. dev_root is the node directory DEVNAME/DEVLINKS are published
- * under ("/dev"). 0 or -errno. */
+ * under: "/dev" for anything libudev receives (it aborts on a DEVNAME outside /dev/), even
+ * when the daemon makes its nodes elsewhere. 0 or -errno. */
 int monitor_new(const char *dev_root, struct monitor **ret);
 struct monitor *monitor_free(struct monitor *m); /* returns NULL */
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct monitor, monitor_free)

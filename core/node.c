@@ -122,6 +122,10 @@ int node_add(int devfd, const char *name, char type, dev_t devnum, mode_t mode, 
         if (r < 0)
                 return r;
 
+        /* The M:m link first: it is the record that devman made this node, so a crash between
+         * the two leaves at most a dangling link that reconciliation finds (reconcile.c). */
+        int link_r = node_link_devnum(devfd, name, type, devnum);
+
         if (fstatat(dirfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0) {
                 if (S_ISDIR(st.st_mode))
                         return -EISDIR;
@@ -138,11 +142,7 @@ int node_add(int devfd, const char *name, char type, dev_t devnum, mode_t mode, 
         if (r < 0)
                 return r;
         changed = r;
-
-        r = node_link_devnum(devfd, name, type, devnum);
-        if (r < 0)
-                return r;
-        return changed;
+        return link_r < 0 ? link_r : changed;
 }
 
 int node_remove(int devfd, const char *name, char type, dev_t devnum)

@@ -250,8 +250,8 @@ static void step_publish(struct event_run *run)
         publish_node(run);
         if (device_get_id(d, &id) >= 0)
                 publish_links(run, id);
-        if (!ctx->run_root)
-                return;
+        if (!ctx->run_root || !id)
+                return; /* no run dir, or a device with no database id (no subsystem) */
         if (action_of(run) == UEVENT_REMOVE)
                 r = db_delete(ctx->run_root, d);
         else {

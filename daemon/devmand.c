@@ -22,6 +22,7 @@ struct devmand_args {
         bool once;
         int log_target;
         int ready_fd;
+        int rcvbuf;
         const char *config_file;
         const char *sysfs_root, *dev_root, *run_root;
         char **rules_dirs;
@@ -53,7 +54,8 @@ static void help(void)
                "  -N --resolve-names=WHEN    early, late or never: when user and group names are resolved\n"
                "     --log-target=TARGET     console, kmsg, syslog or auto\n"
                "     --log-level=LEVEL       err, warning, notice, info or debug\n"
-               "     --ready-fd=N            write a newline to fd N when ready (s6 readiness)\n");
+               "     --ready-fd=N            write a newline to fd N when ready (s6 readiness)\n"
+               "     --receive-buffer=BYTES  kernel socket receive buffer (default 128 MiB)\n");
 }
 
 enum {
@@ -67,6 +69,7 @@ enum {
         ARG_LOG_TARGET,
         ARG_LOG_LEVEL,
         ARG_READY_FD,
+        ARG_RECEIVE_BUFFER,
 };
 
 static int push_setting(struct devmand_args *a, const char *key, const char *value)
@@ -99,6 +102,7 @@ static int parse_args(int argc, char **argv, struct devmand_args *a)
                 {"log-target", required_argument, NULL, ARG_LOG_TARGET},
                 {"log-level", required_argument, NULL, ARG_LOG_LEVEL},
                 {"ready-fd", required_argument, NULL, ARG_READY_FD},
+                {"receive-buffer", required_argument, NULL, ARG_RECEIVE_BUFFER},
                 {}
         };
         unsigned v;
@@ -168,6 +172,13 @@ static int parse_args(int argc, char **argv, struct devmand_args *a)
                                 return -EINVAL;
                         }
                         a->ready_fd = (int)v;
+                        break;
+                case ARG_RECEIVE_BUFFER:
+                        if (devman_parse_unsigned(optarg, &v) < 0 || v < 4096 || v > INT_MAX) {
+                                fprintf(stderr, "devmand: invalid --receive-buffer: %s\n", optarg);
+                                return -EINVAL;
+                        }
+                        a->rcvbuf = (int)v;
                         break;
                 default:
                         return -EINVAL; /* getopt printed the reason */
@@ -324,7 +335,7 @@ int main(int argc, char **argv)
         struct manager_options opt = {
                 .config = config,
                 .once = a.once,
-                .rcvbuf = 128 * 1024 * 1024,
+                .rcvbuf = a.rcvbuf > 0 ? a.rcvbuf : 128 * 1024 * 1024,
                 .listen_fd_kernel = -1,
                 .listen_fd_control = -1,
         };

@@ -19,6 +19,7 @@
 #include "netlink.h"
 #include "process.h"
 #include "queue.h"
+#include "reconcile.h"
 #include "rules-load.h"
 #include "spawn.h"
 #include "strv.h"
@@ -39,6 +40,10 @@ enum {
         PRIORITY_CONTROL = 0,
         PRIORITY_START = 100,
 };
+
+/* The marker a running daemon keeps in its run dir; only a clean exit removes it, so finding
+ * it at start means the previous daemon crashed. */
+#define RUNNING_MARKER ".devmand-running"
 
 /* Events started per turn of the loop before the kernel socket is read again. */
 #define START_BATCH 64
@@ -72,6 +77,7 @@ struct manager {
         bool queue_file;      /* <run>/queue exists */
         bool resync_pending;  /* the kernel dropped events: rescan sysfs when the queue drains */
         bool exiting;
+        bool marker;          /* RUNNING_MARKER created by us */
         int exit_status;
 };
 
@@ -82,10 +88,11 @@ static uint64_t now_usec(void)
         return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
 }
 
-/* <run>/queue exists exactly while events are queued or running (libudev's "queue is empty"). */
+/* <run>/queue exists exactly while events are queued or running (libudev's "queue is empty"),
+ * or while a resynchronisation is due: the events it will queue are not yet known. */
 static void update_queue_file(struct manager *m)
 {
-        bool want = !event_queue_is_empty(&m->queue);
+        bool want = !event_queue_is_empty(&m->queue) || (m->resync_pending && !m->exiting);
         if (want == m->queue_file || m->runfd < 0)
                 return;
         if (want) {
@@ -270,8 +277,9 @@ static int on_start(sd_event_source *s, void *userdata)
         if (event_queue_next_ready(&m->queue))
                 schedule_start(m); /* more to do: after the kernel socket had its turn */
         else if (m->resync_pending && event_queue_is_empty(&m->queue)) {
-                m->resync_pending = false;
                 resync(m);
+                m->resync_pending = false;
+                update_queue_file(m);
         }
         maybe_finish(m);
         return 0;
@@ -289,6 +297,7 @@ static int on_kernel(sd_event_source *s, int fd, uint32_t revents, void *userdat
                 if (r == -ENOBUFS) {
                         log_warning("The kernel dropped uevents (receive buffer overflow); will resynchronise");
                         m->resync_pending = true;
+                        update_queue_file(m);
                         schedule_start(m);
                         continue;
                 }
@@ -447,8 +456,17 @@ int manager_new(const struct manager_options *o, struct manager **ret)
                 log_error_errno(r, "Cannot open the run directory %s: %m", m->run_root);
                 goto fail;
         }
-        /* A queue file left by a daemon that died is stale. */
+        /* A queue file and control socket left by a daemon that died are stale: remove them at
+         * once, so nobody takes the old socket for a sign that this daemon is ready. */
         (void)unlinkat(m->runfd, "queue", 0);
+        {
+                _cleanup_free_ char *control = path_join(m->run_root, "control");
+                int cfd = control && o->listen_fd_control < 0 ? ctrl_client_connect(control) : -EBADF;
+                if (cfd >= 0)
+                        close(cfd); /* someone answers: ctrl_server_new() will refuse to take over */
+                else if (cfd == -ECONNREFUSED)
+                        (void)unlinkat(m->runfd, "control", 0);
+        }
 
         r = model_new(m->sysfs_root, &m->model);
         if (r < 0) {
@@ -503,6 +521,8 @@ struct manager *manager_free(struct manager *m)
         update_queue_file(m);
         ctrl_server_free(m->ctrl);
         spawn_manager_free(m->spawn); /* kills children of aborted events */
+        if (m->marker)
+                (void)unlinkat(m->runfd, RUNNING_MARKER, 0); /* a clean exit */
         if (m->builtins_ready)
                 builtin_exit_all(&m->builtins);
         monitor_free(m->monitor);
@@ -542,6 +562,35 @@ static int queue_coldplug(struct manager *m)
                         return r;
         }
         log_debug("Coldplug: %zu devices queued", n);
+        return 0;
+}
+
+/* What a previous daemon (perhaps killed mid-storm) left behind is brought in line with sysfs. */
+static int reconcile_previous(struct manager *m)
+{
+        _cleanup_strv_free_ char **add = NULL;
+        struct reconcile_stats st;
+        bool crashed = faccessat(m->runfd, RUNNING_MARKER, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+        int fd = openat(m->runfd, RUNNING_MARKER, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+        if (fd < 0)
+                log_warning("Cannot create %s/%s, a crash will not be detected: %m", m->run_root, RUNNING_MARKER);
+        else
+                close(fd);
+        m->marker = fd >= 0;
+        if (crashed)
+                log_notice("The previous daemon did not exit cleanly: reconciling");
+        int r = reconcile(m->model, m->devfd, m->runfd, m->run_root, crashed, &add, &st);
+        if (r < 0)
+                return log_error_errno(r, "Cannot reconcile with the previous state in %s: %m", m->run_root);
+        STRV_FOREACH(p, add) {
+                struct uevent *ev = NULL;
+                if (uevent_new(UEVENT_ADD, *p, NULL, &ev) >= 0)
+                        queue_uevent(m, ev);
+        }
+        if (st.stale_entries || st.stale_nodes || st.stale_claims || st.to_add)
+                log_notice("Reconciled with the previous state: %u stale entries, %u stale nodes, %u stale link "
+                           "claims removed; %u devices to process",
+                           st.stale_entries, st.stale_nodes, st.stale_claims, st.to_add);
         return 0;
 }
 
@@ -588,7 +637,9 @@ static int setup_listening(struct manager *m)
         if (r < 0)
                 return log_error_errno(r, "Cannot watch the kernel uevent socket: %m");
 
-        r = monitor_new(m->dev_root, &m->monitor);
+        /* libudev 252 aborts on a DEVNAME outside /dev/: clients get the names they would
+         * use, even when the nodes are made under a private root (tests, staging) */
+        r = monitor_new("/dev", &m->monitor);
         if (r < 0)
                 return log_error_errno(r, "Cannot open the udev monitor socket: %m");
         m->process.monitor = m->monitor;
@@ -644,6 +695,9 @@ int manager_run(struct manager *m, void (*on_ready)(void *userdata), void *userd
                         return log_error_errno(r, "Cannot scan %s: %m", m->sysfs_root), 1;
                 log_debug("Model built from %s: %d devices", m->sysfs_root, r);
                 r = setup_listening(m);
+                if (r < 0)
+                        return 1;
+                r = reconcile_previous(m);
                 if (r < 0)
                         return 1;
                 if (on_ready)

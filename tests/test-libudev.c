@@ -26,6 +26,7 @@
 #include "model.h"
 #include "monitor.h"
 #include "strv.h"
+#include "sysfs.h"
 #include "test-util.h"
 
 #define RUN "/run/udev"
@@ -35,6 +36,13 @@ static uint64_t now_usec(void)
         struct timespec ts;
         clock_gettime(CLOCK_MONOTONIC, &ts);
         return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
+}
+
+static const char *devmand_path(void)
+{
+        static char p[4096];
+        snprintf(p, sizeof(p), "%s/daemon/devmand", getenv("DEVMAN_BUILD_ROOT") ?: DEVMAN_BUILD_ROOT);
+        return p;
 }
 
 static const char *devmanadm_path(void)
@@ -584,8 +592,8 @@ static void test_libudev_monitor(void)
         udev_unref(udev);
 }
 
-/* devmanadm monitor as a child; returns what it printed once killed. */
-static char *devmanadm_monitor(const char *const *args, void (*provoke)(void))
+/* A monitor program as a child; returns what it printed once killed. */
+static char *run_monitor(const char *prog, const char *const *args, void (*provoke)(void))
 {
         int pfd[2];
         if (pipe2(pfd, O_CLOEXEC) < 0)
@@ -593,7 +601,7 @@ static char *devmanadm_monitor(const char *const *args, void (*provoke)(void))
         pid_t pid = fork();
         if (pid == 0) {
                 dup2(pfd[1], 1);
-                char *argv[16] = {(char *)devmanadm_path(), "monitor"};
+                char *argv[16] = {(char *)prog, "monitor"};
                 int i = 2;
                 for (; *args && i < 15; args++)
                         argv[i++] = (char *)*args;
@@ -633,6 +641,47 @@ static char *devmanadm_monitor(const char *const *args, void (*provoke)(void))
         return buf;
 }
 
+/* Blanks timestamps; sorts the members of set-valued properties (DEVLINKS, TAGS). */
+static void normalize_monitor_lines(char **lines)
+{
+        for (char **l = lines; l && *l; l++) {
+                char *o = strchr(*l, '['), *c = o ? strchr(o, ']') : NULL;
+                if (o && c && (startswith(*l, "UDEV") || startswith(*l, "KERNEL")))
+                        memmove(o + 1, c, strlen(c) + 1);
+                const char *v = NULL;
+                if ((v = startswith(*l, "DEVLINKS=")) || (v = startswith(*l, "TAGS=")) ||
+                    (v = startswith(*l, "CURRENT_TAGS="))) {
+                        _cleanup_strv_free_ char **parts = NULL;
+                        strv_split(v, " :", &parts);
+                        strv_sort(parts);
+                        char *joined = strv_join(parts, NULL, ",");
+                        char *n = NULL;
+                        if (joined && asprintf(&n, "%.*s%s", (int)(v - *l), *l, joined) > 0) {
+                                free(*l);
+                                *l = n;
+                        }
+                        free(joined);
+                }
+        }
+}
+
+/* Monitor outputs agree: the same lines once timestamps are blanked, properties of an event
+ * in any order. */
+static bool same_monitor_output(const char *a, const char *b)
+{
+        _cleanup_strv_free_ char **la = NULL, **lb = NULL;
+        strv_split(a, "\n", &la);
+        strv_split(b, "\n", &lb);
+        normalize_monitor_lines(la);
+        normalize_monitor_lines(lb);
+        strv_sort(la);
+        strv_sort(lb);
+        bool same = strv_equal(la, lb);
+        if (!same)
+                fprintf(stderr, "monitor outputs differ:\n%s\n----\n%s\n", a, b);
+        return same;
+}
+
 static void provoke_kernel(void)
 {
         int fd = open("/sys/devices/virtual/mem/null/uevent", O_WRONLY | O_CLOEXEC);
@@ -647,7 +696,7 @@ static void test_devmanadm_monitor(void)
         write_database();
         if (!server)
                 server_start();
-        _cleanup_free_ char *out = devmanadm_monitor((const char *[]){"--udev", "--property", "-s", "mem", NULL}, send_three);
+        _cleanup_free_ char *out = run_monitor(devmanadm_path(), (const char *[]){"--udev", "--property", "-s", "mem", NULL}, send_three);
         CHECK(out && strstr(out, "UDEV - the event which udev sends out after rule processing\n"));
         CHECK(out && strstr(out, "] change   /devices/virtual/mem/null (mem)\n"));
         CHECK(out && strstr(out, "\nSEQNUM=1001\n"));
@@ -656,16 +705,21 @@ static void test_devmanadm_monitor(void)
         CHECK(out && !strstr(out, "devmanp1"));
         CHECK(out && !strstr(out, "KERNEL["));
 
-        _cleanup_free_ char *out2 = devmanadm_monitor((const char *[]){"-u", "-t", "other", NULL}, send_three);
+        _cleanup_free_ char *out2 = run_monitor(devmanadm_path(), (const char *[]){"-u", "-t", "other", NULL}, send_three);
         CHECK(out2 && strstr(out2, "] add      /devices/virtual/block/devmand (block)\n"));
         CHECK(out2 && !strstr(out2, "mem/null"));
 
         /* the kernel's group: a real uevent for /dev/null */
-        _cleanup_free_ char *out3 = devmanadm_monitor((const char *[]){"--kernel", "--subsystem-match=mem", NULL},
+        _cleanup_free_ char *out3 = run_monitor(devmanadm_path(), (const char *[]){"--kernel", "--subsystem-match=mem", NULL},
                                                       provoke_kernel);
         CHECK(out3 && strstr(out3, "KERNEL["));
         CHECK(out3 && strstr(out3, "] change   /devices/virtual/mem/null (mem)\n"));
         CHECK(out3 && !strstr(out3, "UDEV  ["));
+
+        /* udevadm monitor hears the same broadcasts, and prints them the same way */
+        _cleanup_free_ char *theirs = run_monitor("/usr/bin/udevadm", (const char *[]){"--udev", "--property", "-s", "mem", NULL}, send_three);
+        _cleanup_free_ char *ours = run_monitor(devmanadm_path(), (const char *[]){"--udev", "--property", "-s", "mem", NULL}, send_three);
+        CHECK(theirs && ours && same_monitor_output(theirs, ours));
 }
 
 /* ---- the control socket ---- */
@@ -798,6 +852,123 @@ static void test_udevadm_control(void)
         server_start();
 }
 
+/* Waits for a udev event of /devices/virtual/mem/null (other mem events may pass by). */
+static struct udev_device *receive_null(struct udev_monitor *m, int timeout_ms)
+{
+        uint64_t deadline = now_usec() + (uint64_t)timeout_ms * 1000;
+        while (now_usec() < deadline) {
+                struct pollfd p = {.fd = udev_monitor_get_fd(m), .events = POLLIN};
+                if (poll(&p, 1, 50) <= 0)
+                        continue;
+                struct udev_device *d = udev_monitor_receive_device(m);
+                if (d && streq_ptr(udev_device_get_devpath(d), "/devices/virtual/mem/null"))
+                        return d;
+                udev_device_unref(d);
+        }
+        return NULL;
+}
+
+static bool wait_for_file(const char *path, bool present, int timeout_ms)
+{
+        uint64_t deadline = now_usec() + (uint64_t)timeout_ms * 1000;
+        while (now_usec() < deadline) {
+                if ((access(path, F_OK) == 0) == present)
+                        return true;
+                usleep(20000);
+        }
+        return false;
+}
+
+/* devmand itself: what udevadm and libudev see of a running daemon. It takes over the run dir
+ * (with the entries the earlier tests left, as after a daemon restart); nodes go to a
+ * private directory. */
+static void test_devmand(void)
+{
+        write_database();
+        server = ctrl_server_free(server);
+        char dev[] = "/tmp/devman-e2e.XXXXXX";
+        CHECK(mkdtemp(dev) != NULL);
+        int ready[2];
+        CHECK(pipe2(ready, O_CLOEXEC) == 0);
+        pid_t pid = fork();
+        if (pid == 0) {
+                char dev_arg[64], fd_arg[32];
+                snprintf(dev_arg, sizeof(dev_arg), "--dev=%s", dev);
+                int fd = dup(ready[1]); /* without O_CLOEXEC */
+                snprintf(fd_arg, sizeof(fd_arg), "--ready-fd=%d", fd);
+                execl(devmand_path(), devmand_path(), "--sysfs=/sys", dev_arg, "--run=" RUN, fd_arg, NULL);
+                _exit(127);
+        }
+        close(ready[1]);
+        struct pollfd p = {.fd = ready[0], .events = POLLIN};
+        CHECK(poll(&p, 1, 20000) == 1);
+        close(ready[0]);
+        CHECK(access(RUN "/control", F_OK) == 0);
+
+        struct udev *udev = udev_new();
+        struct udev_monitor *mon = udev_mon(udev, "mem", NULL, NULL);
+        CHECK(mon != NULL);
+        CHECK_INT(RUN_CMD(10000, NULL, "/usr/bin/udevadm", "control", "--ping"), 0);
+        CHECK_INT(RUN_CMD(10000, NULL, "/usr/bin/udevadm", "control", "--log-level=info"), 0);
+
+        provoke_kernel();
+        struct udev_device *d = mon ? receive_null(mon, 5000) : NULL;
+        CHECK(d != NULL);
+        if (d) {
+                char usec[32];
+                snprintf(usec, sizeof(usec), "%llu", (unsigned long long)null_usec);
+                CHECK_STR(udev_device_get_action(d), "change");
+                CHECK_STR(udev_device_get_devnode(d), "/dev/null"); /* clients get /dev names */
+                CHECK(udev_device_get_seqnum(d) > 0);
+                CHECK_INT(udev_device_get_is_initialized(d), 1);
+                /* the entry of the previous "daemon" was picked up: time and sticky tags */
+                CHECK_STR(udev_device_get_property_value(d, "USEC_INITIALIZED"), usec);
+                CHECK_INT(udev_device_has_tag(d, "devman-test"), 1);
+                udev_device_unref(d);
+        }
+        CHECK_INT(RUN_CMD(10000, NULL, "/usr/bin/udevadm", "settle", "-t", "5"), 0);
+        char *db = NULL;
+        size_t len;
+        CHECK(read_full_file(RUN "/data/c1:3", &db, &len) == 0);
+        char line[64];
+        snprintf(line, sizeof(line), "I:%llu\n", (unsigned long long)null_usec);
+        CHECK(db && strstr(db, line) && strstr(db, "G:devman-test\n"));
+        free(db);
+
+        /* a stopped queue keeps events (and the queue file) until it is started again */
+        CHECK_INT(RUN_CMD(10000, NULL, "/usr/bin/udevadm", "control", "--stop-exec-queue"), 0);
+        provoke_kernel();
+        CHECK(wait_for_file(RUN "/queue", true, 3000));
+        CHECK_INT(RUN_CMD(10000, NULL, "/usr/bin/udevadm", "settle", "-t", "1"), 1);
+        d = mon ? receive_null(mon, 300) : NULL;
+        CHECK(d == NULL);
+        udev_device_unref(d);
+        CHECK_INT(RUN_CMD(10000, NULL, (char *)devmanadm_path(), "--run=" RUN, "control", "--start-exec-queue"), 0);
+        CHECK_INT(RUN_CMD(10000, NULL, "/usr/bin/udevadm", "settle", "-t", "5"), 0);
+        CHECK(access(RUN "/queue", F_OK) < 0);
+        d = mon ? receive_null(mon, 3000) : NULL;
+        CHECK(d != NULL);
+        udev_device_unref(d);
+
+        /* exit through the control socket; the socket goes with the daemon */
+        CHECK_INT(RUN_CMD(10000, NULL, (char *)devmanadm_path(), "--run=" RUN, "control", "--exit"), 0);
+        int st = -1;
+        for (int i = 0; i < 500 && waitpid(pid, &st, WNOHANG) != pid; i++)
+                usleep(10000);
+        CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+        if (!WIFEXITED(st)) {
+                kill(pid, SIGKILL);
+                waitpid(pid, NULL, 0);
+        }
+        CHECK(access(RUN "/control", F_OK) < 0);
+        udev_monitor_unref(mon);
+        udev_unref(udev);
+        char cmd[128];
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dev);
+        (void)!system(cmd);
+        server_start();
+}
+
 struct test_state test_state;
 
 int main(int argc, char **argv)
@@ -808,6 +979,7 @@ int main(int argc, char **argv)
                 TEST(test_libudev_monitor),
                 TEST(test_devmanadm_monitor),
                 TEST(test_udevadm_control),
+                TEST(test_devmand),
         };
         if (geteuid() != 0) {
                 fprintf(stderr, "not root: skipped\n");

@@ -188,6 +188,33 @@ static void test_ctrl_server(void)
         CHECK_INT(run_until_exit(e, pid), 0);
         CHECK_INT(c.reload, 2);
 
+        /* idle connections are bounded: the one over the limit is closed at once */
+        int idle[32];
+        for (int i = 0; i < 32; i++) {
+                idle[i] = ctrl_client_connect(path);
+                CHECK(idle[i] >= 0);
+        }
+        for (int i = 0; i < 20; i++)
+                sd_event_run(e, 1000);
+        int extra = ctrl_client_connect(path);
+        CHECK(extra >= 0);
+        for (int i = 0; i < 20; i++)
+                sd_event_run(e, 1000);
+        char byte;
+        CHECK(recv(extra, &byte, 1, MSG_DONTWAIT) == 0); /* EOF: refused */
+        close(extra);
+        for (int i = 0; i < 32; i++)
+                close(idle[i]);
+        pid = fork();
+        if (pid == 0) {
+                int fd = ctrl_client_connect(path);
+                if (fd < 0 || ctrl_client_send(fd, CTRL_RELOAD, 0, NULL) < 0)
+                        _exit(10);
+                _exit(ctrl_client_wait(fd, 5000000) == 0 ? 0 : 12);
+        }
+        CHECK_INT(run_until_exit(e, pid), 0);
+        CHECK_INT(c.reload, 3);
+
         s = ctrl_server_free(s);
         CHECK(access(path, F_OK) < 0); /* the socket file goes with the server */
         CHECK(ctrl_client_connect(path) < 0);

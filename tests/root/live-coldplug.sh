@@ -26,10 +26,12 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-"$build/daemon/devmand" --dev "$dev" --run "$run" --log-level=notice 2>"$tmp/daemon.log" &
+src=${DEVMAN_SOURCE_ROOT:-$(dirname "$0")/../..}
+# devman's own rules: they only name, link and permission nodes (no writes to the live sysfs)
+"$build/daemon/devmand" --dev "$dev" --run "$run" --rules-dir "$src/rules" --log-level=notice 2>"$tmp/daemon.log" &
 daemon=$!
 # ready when the control socket exists (or, before it exists in older builds, shortly after start)
-for _ in $(seq 100); do [ -S "$run/control" ] && break; sleep 0.05; done
+for _ in $(seq 200); do "$build/daemon/devmanadm" --run "$run" control --ping --timeout=1 2>/dev/null && break; sleep 0.05; done
 adm() { "$build/daemon/devmanadm" --dev "$dev" --run "$run" "$@"; }
 
 adm trigger --type=subsystems --action=add
