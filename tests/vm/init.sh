@@ -230,6 +230,8 @@ wait_count "$before" '/sys/class/input/event*' || :
 settle || warn "settle failed"
 dump uinput-remove >&4
 
+# The kernel log (and what the manager logged to kmsg), for whoever reads report.txt.
+{ echo "@@DMESG"; dmesg; } >&4
 echo "@@DONE" >&4
 echo "DONE" >&3
 log "done"

@@ -142,6 +142,8 @@ def parse(text):
             result["warnings"].append(line[7:])
         elif line.startswith("@@FATAL "):
             result["fatal"] = line[8:]
+        elif line == "@@DMESG":
+            step = section = None  # the kernel log is for people; not parsed
         elif line == "@@DONE":
             result["done"] = True
         elif section is not None:
