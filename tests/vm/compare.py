@@ -4,8 +4,8 @@ under test (devman). Per step: /dev nodes (name, type, devt, mode, owner, group)
 (resolved targets), every device's properties as `udevadm info --export-db` shows them, the
 database files, tags, what libinput lists, loaded modules and network interfaces.
 
-Numbers the kernel hands out in probe order (diskseq, ifindex) are replaced by the device's
-name, and
+Numbers the kernel hands out in probe order (diskseq, ifindex, inputN) are replaced by the
+device's name or parent, and
 values that are different on every boot (USEC_INITIALIZED, inode numbers) are not compared.
 
 Differences fail unless a line of the allowlist matches them:
@@ -102,10 +102,29 @@ def _ifindex_names(step):
     return names
 
 
-def _canon_dbid(dbid, ifn):
-    """Database ids of network interfaces are n<ifindex>."""
+def _input_names(step):
+    """inputN -> input<parent>: the kernel numbers input devices in registration order, and
+    a slow probe (atkbd under a loaded TCG) can take one number and register again."""
+    names = {}
+    for devpath in step["exportdb"]:
+        m = re.fullmatch(r"(.*)/input/(input\d+)", devpath)
+        if m:
+            names[m.group(2)] = "input<%s>" % os.path.basename(m.group(1))
+    return names
+
+
+def _canon_devpath(text, inp):
+    """A devpath or database id with input numbers replaced (never a property value such as
+    PHYS, whose inputN is a stable name)."""
+    return re.sub(r"\binput\d+\b", lambda m: inp.get(m.group(0), m.group(0)), text)
+
+
+def _canon_dbid(dbid, ifn, inp):
+    """Database ids of network interfaces are n<ifindex>; of input devices +input:inputN."""
     m = re.fullmatch(r"n(\d+)", dbid)
-    return "n<%s>" % ifn.get(m.group(1), "?" + m.group(1)) if m else dbid
+    if m:
+        return "n<%s>" % ifn.get(m.group(1), "?" + m.group(1))
+    return _canon_devpath(dbid, inp)
 
 
 def _canon_text(text, seq):
@@ -116,6 +135,7 @@ def canonical(step):
     """The comparable view of one step."""
     seq = _diskseq_names(step)
     ifn = _ifindex_names(step)
+    inp = _input_names(step)
     out = {"node": {}, "link": {}, "prop": {}, "db": {}, "tag": set(), "libinput": {},
            "module": set(step["modules"]), "net": set(step["net"])}
     for path, n in step["dev"].items():
@@ -131,17 +151,19 @@ def canonical(step):
                 v = "<%s>" % seq.get(v, "?" + v)
             if k == "IFINDEX":
                 v = "<%s>" % ifn.get(v, "?" + v)
+            if k == "DEVPATH":
+                v = _canon_devpath(v, inp)
             if k in SET_PROPS:
                 items = v.split() if k == "DEVLINKS" else v.split(":")
                 v = " ".join(sorted(_canon_text(x, seq) for x in items if x))
             props[k] = v
-        out["prop"][devpath] = props
+        out["prop"][_canon_devpath(devpath, inp)] = props
     for dbid, lines in step["data"].items():
-        out["db"][_canon_dbid(dbid, ifn)] = sorted(_canon_text(x, seq) for x in lines if not x.startswith("I:"))
+        out["db"][_canon_dbid(dbid, ifn, inp)] = sorted(_canon_text(x, seq) for x in lines if not x.startswith("I:"))
     out["tag"] = set()
     for t in step["tags"]:
         tag, _, dbid = t.partition("/")
-        out["tag"].add("%s/%s" % (tag, _canon_dbid(dbid, ifn)))
+        out["tag"].add("%s/%s" % (tag, _canon_dbid(dbid, ifn, inp)))
     for dev in step["libinput"]:
         out["libinput"][dev.get("Kernel", dev.get("Device"))] = dev
     return out
@@ -245,6 +267,15 @@ def _selftest():
     same["steps"]["coldplug"]["exportdb"]["/devices/n/ens7"] = net("ens7", "3")
     same["steps"]["coldplug"]["exportdb"]["/devices/n/ens8"] = net("ens8", "2")
     same["steps"]["coldplug"]["data"].update({"n3": ["E:A=1"], "n2": ["E:B=1"]})
+    def inp(devpath, phys):
+        return {"N": None, "S": [], "L": "0", "E": {"DEVPATH": devpath, "PHYS": phys, "SUBSYSTEM": "input"}}
+
+    ref["steps"]["coldplug"]["exportdb"]["/devices/serio0/input/input0"] = inp("/devices/serio0/input/input0", "p/input0")
+    ref["steps"]["coldplug"]["data"]["+input:input0"] = ["G:seat"]
+    ref["steps"]["coldplug"]["tags"].append("seat/+input:input0")
+    same["steps"]["coldplug"]["exportdb"]["/devices/serio0/input/input1"] = inp("/devices/serio0/input/input1", "p/input0")
+    same["steps"]["coldplug"]["data"]["+input:input1"] = ["G:seat"]
+    same["steps"]["coldplug"]["tags"].append("seat/+input:input1")
     got = [str(d) for d in compare(ref, same)]
     assert got == [], got
 
@@ -255,7 +286,7 @@ def _selftest():
     del st["links"]["/dev/disk/by-id/x-vda"]
     st["data"]["b254:0"].remove("E:ID_X=1")
     st["exportdb"]["/devices/v/vda"]["E"]["DEVLINKS"] = "/dev/disk/by-diskseq/2"
-    st["tags"] = ["systemd/n3"]
+    st["tags"] = ["systemd/n3", "seat/+input:input1"]
     st["modules"].append("ahci")
     keys = sorted(d.key for d in compare(ref, bad))
     want = sorted(["node /dev/sda", "link /dev/disk/by-id/x-vda", "db b254:0:E:ID_X",
