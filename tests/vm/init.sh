@@ -105,7 +105,7 @@ devman)
     command -v devmand >/dev/null || die "devmand is not in this initramfs"
     start_manager() { devmand --daemon; }
     trigger() { devmanadm trigger --type="$1" --action=add; }
-    settle() { devmanadm settle; }
+    settle() { devmanadm settle --timeout=60; }
     ;;
 *) die "unknown vmtest.manager=$manager" ;;
 esac
