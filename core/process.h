@@ -40,6 +40,7 @@ struct process_ctx {
         struct monitor *monitor;  /* broadcaster, or NULL */
         struct spawn_manager *spawn; /* asynchronous children (daemon), or NULL (tools) */
         const char *program_dir;  /* where relative program names live (NULL: UDEVLIBDIR) */
+        const struct props *global_props; /* added to every event's device (udevadm control -p), or NULL */
         uint64_t event_timeout_usec;
         int timeout_signal;
         bool dry_run;             /* evaluate only: no node, link, database, RUN or broadcast */

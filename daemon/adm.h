@@ -16,6 +16,7 @@ int verb_settle(const struct adm_ctx *ctx, int argc, char **argv);
 int verb_info(const struct adm_ctx *ctx, int argc, char **argv);
 int verb_tree(const struct adm_ctx *ctx, int argc, char **argv);
 int verb_classes(const struct adm_ctx *ctx, int argc, char **argv);
+int verb_coldplug(const struct adm_ctx *ctx, int argc, char **argv);
 int verb_control(const struct adm_ctx *ctx, int argc, char **argv); /* adm-control.h */
 int verb_monitor(const struct adm_ctx *ctx, int argc, char **argv); /* adm-monitor.c */
 

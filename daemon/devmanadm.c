@@ -45,6 +45,7 @@ static int run_test(const struct adm_ctx *ctx, int argc, char **argv)
 static const struct verb verbs[] = {
         {"trigger", verb_trigger, "Request events from the kernel"},
         {"settle", verb_settle, "Wait until the daemon's event queue is empty"},
+        {"coldplug", verb_coldplug, "Trigger every subsystem and device, then settle"},
         {"info", verb_info, "Show what devman knows about a device"},
         {"control", verb_control, "Control the running daemon"},
         {"monitor", verb_monitor, "Listen to kernel and udev events"},

@@ -70,6 +70,7 @@ struct manager {
 
         struct event_queue queue;
         struct process_ctx process;
+        struct props global_props; /* udevadm control --property */
 
         uint64_t rules_checked_usec;
         bool reload_pending;  /* rules reload waits until no event runs (running events use them) */
@@ -371,6 +372,17 @@ static void ctrl_reload(void *userdata)
         request_reload(userdata);
 }
 
+static void ctrl_set_env(const char *key, const char *value, void *userdata)
+{
+        struct manager *m = userdata;
+        /* "KEY=" removes the property, as with udevd */
+        int r = props_set(&m->global_props, key, isempty(value) ? NULL : value, PROP_GLOBAL);
+        if (r < 0)
+                log_warning_errno(r, "Cannot set global property %s, ignoring: %m", key);
+        else
+                log_debug("Global property %s=%s", key, strempty(value));
+}
+
 static void ctrl_set_children_max(unsigned n, void *userdata)
 {
         struct manager *m = userdata;
@@ -394,6 +406,7 @@ static const struct ctrl_ops ctrl_ops = {
         .stop_exec_queue = ctrl_stop_exec_queue,
         .start_exec_queue = ctrl_start_exec_queue,
         .reload = ctrl_reload,
+        .set_env = ctrl_set_env,
         .set_children_max = ctrl_set_children_max,
         .ping = ctrl_ping,
         .exit = ctrl_exit,
@@ -502,6 +515,7 @@ int manager_new(const struct manager_options *o, struct manager **ret)
                 .spawn = m->spawn,
                 .event_timeout_usec = m->config->event_timeout_usec,
                 .timeout_signal = m->config->timeout_signal,
+                .global_props = &m->global_props,
         };
         *ret = m;
         return 0;
@@ -527,6 +541,7 @@ struct manager *manager_free(struct manager *m)
                 builtin_exit_all(&m->builtins);
         monitor_free(m->monitor);
         rules_free(m->rules);
+        props_clear(&m->global_props);
         sd_event_source_unref(m->kernel_source);
         sd_event_source_unref(m->start_source);
         uevent_listener_free(m->listener);
