@@ -207,8 +207,9 @@ def run(qemu, kernel_image, initrd, append, accel, workdir, imgs, timeout, log):
         if proc.poll() is None:
             proc.kill()
         qemu_out = proc.communicate()[0].decode(errors="replace")
-        if qemu_out.strip():
-            log("qemu: " + qemu_out.strip())
+        for line in qemu_out.splitlines():
+            if line.strip() and "QEMU waiting for connection" not in line:
+                log("qemu: " + line)
     return out_path, console_path, time.monotonic() - start
 
 

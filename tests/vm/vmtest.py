@@ -127,10 +127,10 @@ def boot(env, manager, devfs, keep_dir=None):
 
 
 def boot_failed(result):
+    if result["fatal"]:  # the guest's own reason comes before the host's view of it
+        return "guest: " + result["fatal"]
     if result["error"]:
         return result["error"]
-    if result["fatal"]:
-        return "guest: " + result["fatal"]
     if not result["done"]:
         return "guest report incomplete (no @@DONE)"
     return None
