@@ -110,10 +110,11 @@ devman)
 *) die "unknown vmtest.manager=$manager" ;;
 esac
 
-# Wait until exactly COUNT paths match the sysfs glob PATTERN. A device
-# that never comes is reported (@@WARN) and the boot goes on, so the report still shows what
-# the manager did; after the first time-out the others are short, keeping the boot bounded.
-wait_limit=300
+# Wait until exactly COUNT paths match the sysfs glob PATTERN: 60 s, generous for a loaded TCG
+# guest. A device that never comes is reported (@@WARN) and the boot goes on, so the report
+# still shows what the manager did; after the first time-out the others wait 5 s, keeping a
+# boot with a broken manager bounded.
+wait_limit=600
 wait_count() { # COUNT PATTERN
     i=0
     while :; do
@@ -123,7 +124,7 @@ wait_count() { # COUNT PATTERN
         i=$((i + 1))
         if [ $i -gt $wait_limit ]; then
             warn "time-out waiting for $1 of $2 (have $n)"
-            wait_limit=30
+            wait_limit=50
             return 1
         fi
         sleep 0.1
