@@ -113,16 +113,24 @@ def boot(env, manager, devfs, keep_dir=None):
             error = "%s: %s" % (type(e).__name__, e)
             out, console, secs = (os.path.join(tmp, "report.txt"), os.path.join(tmp, "console.log"),
                                   None)
-        text = open(out, errors="replace").read() if os.path.exists(out) else ""
-        result = report.parse(text)
-        result["host_seconds"] = secs
-        result["accel"] = accel
-        result["error"] = error
-        if keep_dir:
-            os.makedirs(keep_dir, exist_ok=True)
+        if keep_dir:  # before parsing: a report that does not parse is kept too
+            shutil.rmtree(keep_dir, ignore_errors=True)
+            os.makedirs(keep_dir)
             for src, name in ((out, "report.txt"), (console, "console.log")):
                 if os.path.exists(src):
                     shutil.copy(src, os.path.join(keep_dir, name))
+        text = ""
+        if os.path.exists(out):
+            with open(out, errors="replace") as f:
+                text = f.read()
+        try:
+            result = report.parse(text)
+        except ValueError as e:
+            result = report.parse("")
+            error = error or "unreadable guest report: %s" % e
+        result["host_seconds"] = secs
+        result["accel"] = accel
+        result["error"] = error
         return result
 
 
