@@ -26,6 +26,7 @@ struct model {
         struct hashmap *by_block;     /* devnum -> device */
         struct hashmap *by_subsystem; /* name -> struct subsys_list */
         struct hashmap *is_class;     /* subsystem name (owned) -> (void *)1 class, (void *)2 bus */
+        struct hashmap *glue;         /* devpaths (owned) of directories known not to be devices */
 };
 
 int model_new(const char *sysfs_root, struct model **ret)
@@ -40,8 +41,9 @@ int model_new(const char *sysfs_root, struct model **ret)
         m->by_block = hashmap_new_uint();
         m->by_subsystem = hashmap_new_string();
         m->is_class = hashmap_new_string();
+        m->glue = hashmap_new_string();
         if (!m->root || !m->dev_root || !m->by_devpath || !m->by_char || !m->by_block || !m->by_subsystem ||
-            !m->is_class)
+            !m->is_class || !m->glue)
                 return -ENOMEM;
         size_t l = strlen(m->root);
         while (l > 1 && m->root[l - 1] == '/')
@@ -64,12 +66,13 @@ struct model *model_free(struct model *m)
         hashmap_free(m->by_char);
         hashmap_free(m->by_block);
         hashmap_free(m->by_subsystem);
-        if (m->is_class) {
+        struct hashmap *owned_keys[] = {m->is_class, m->glue};
+        for (size_t i = 0; i < ELEMENTSOF(owned_keys); i++) {
                 struct hashmap_iter it = HASHMAP_ITER_INIT;
                 const void *k;
-                while (hashmap_iterate(m->is_class, &it, &k, NULL))
+                while (hashmap_iterate(owned_keys[i], &it, &k, NULL))
                         free((void *)k);
-                hashmap_free(m->is_class);
+                hashmap_free(owned_keys[i]);
         }
         free(m->root);
         free(m->root_real);
@@ -1090,12 +1093,21 @@ static int find_parent_fast(struct model *m, const char *devpath, struct device 
                         *ret = d;
                         return 0;
                 }
+                /* glue directories ("block", "net", "usb_device" ...) never become devices:
+                 * remember them so the next device below them costs no system call */
+                if (hashmap_get(m->glue, p))
+                        continue;
                 _cleanup_free_ char *syspath = path_join(m->root_real, p);
                 if (!syspath)
                         return -ENOMEM;
                 if (has_uevent(syspath)) {
                         int r = add_canonical(m, p, 0, ret);
                         return r == -ENODEV || r == -ENOENT ? 0 : r;
+                }
+                if (access(syspath, F_OK) == 0) {
+                        char *key = strdup(p);
+                        if (key && hashmap_put(m->glue, key, key) < 0)
+                                free(key);
                 }
         }
         return 0;

@@ -307,9 +307,11 @@ static void publish_links(struct event_run *run, const char *id)
 
         if (run->ctx->runfd < 0 || !d->devname)
                 return;
-        if (action_of(run) == UEVENT_REMOVE)
-                r = links_remove_all(run->ctx->devfd, run->ctx->runfd, id, run->old_links);
-        else
+        if (action_of(run) == UEVENT_REMOVE) {
+                /* the links it had (NULL would mean "search every claim": never needed here) */
+                char *none[] = {NULL};
+                r = links_remove_all(run->ctx->devfd, run->ctx->runfd, id, run->old_links ? run->old_links : none);
+        } else
                 r = links_update(run->ctx->devfd, run->ctx->runfd, id, d->devname, run->old_links,
                                  d->udev ? d->udev->links : NULL, d->udev ? d->udev->link_priority : 0);
         if (r < 0) {

@@ -50,7 +50,7 @@ enum {
 #define MAX_RCVBUF (128 * 1024 * 1024)
 
 /* How long the queue must stay empty before memory is trimmed. */
-#define IDLE_TRIM_USEC (2 * 1000000ULL)
+#define IDLE_TRIM_USEC (250 * 1000ULL)
 
 /* Events started per turn of the loop before the kernel socket is read again. */
 #define START_BATCH 64
@@ -143,7 +143,7 @@ static void schedule_idle_trim(struct manager *m)
                 return;
         if (!m->idle_source) {
                 if (sd_event_add_time_relative(m->event, &m->idle_source, CLOCK_MONOTONIC, IDLE_TRIM_USEC,
-                                               500 * 1000, on_idle, m) < 0)
+                                               50 * 1000, on_idle, m) < 0)
                         return;
                 (void)sd_event_source_set_priority(m->idle_source, PRIORITY_START + 1);
                 return;
