@@ -431,12 +431,8 @@ static void step_broadcast(struct event_run *run)
 static void finish(struct event_run *run)
 {
         struct process_ctx *ctx = run->ctx;
-        if (ctx->trace && run->exec) {
-                size_t n = 0;
-                const struct rule_line *const *t = rules_exec_trace(run->exec, &n);
-                for (size_t i = 0; i < n; i++)
-                        ctx->trace(t[i], ctx->trace_userdata);
-        }
+        if (ctx->report && run->dev)
+                ctx->report(run->event, run->dev, run->exec, ctx->report_userdata);
         if (run->dev)
                 device_clear_attrs(run->dev);
         if (run->result < 0)
