@@ -215,6 +215,14 @@ static bool step_rename(struct event_run *run)
                 run->step = STEP_PUBLISH;
                 return false;
         }
+        /* An ifindex read from a fake sysfs tree names whatever interface the machine has under
+         * that number: rename only what the live kernel showed us. */
+        if (!streq(model_sysfs_root(ctx->model), "/sys")) {
+                log_info("%s: not renaming %s to %s: the sysfs root is not the live /sys", d->devpath, d->sysname,
+                         name);
+                run->step = STEP_PUBLISH;
+                return false;
+        }
         if (!ctx->event) {
                 r = netif_rename_retry(d->ifindex, name, RENAME_ATTEMPTS, NULL);
         } else {
