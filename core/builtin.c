@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+#include "builtin.h"
+
+#include <ctype.h>
+
+#include "log.h"
+#include "cmdline.h"
+#include "strv.h"
+
+/* Kept sorted by name. Entries with run == NULL are names known to the rules language whose
+ * implementation lands in its own file later; see builtin.h. */
+static const struct builtin builtins[] = {
+        {.name = "blkid", .help = "Filesystem and partition probing", .run_once = true},
+        {.name = "btrfs", .help = "btrfs volume management"},
+        {.name = "hwdb", .help = "Hardware database"},
+        {.name = "input_id", .help = "Input device properties", .run_once = true},
+        {.name = "keyboard", .help = "Keyboard scancode mapping and touchpad/pointingstick characteristics"},
+        {.name = "kmod", .help = "Kernel module loader"},
+        {.name = "net_id", .help = "Network device properties", .run_once = true},
+        {.name = "net_setup_link", .help = "Configure network link"},
+        {.name = "path_id", .help = "Compose persistent device path", .run_once = true},
+        {.name = "uaccess", .help = "Manage device node user ACL"},
+        {.name = "usb_id", .help = "USB device properties", .run_once = true},
+};
+
+const struct builtin *builtin_lookup(const char *cmd)
+{
+        if (!cmd)
+                return NULL;
+        while (isspace((unsigned char)*cmd))
+                cmd++;
+        size_t n = strcspn(cmd, " \t\n\r");
+        for (size_t i = 0; i < ELEMENTSOF(builtins); i++)
+                if (strlen(builtins[i].name) == n && strncmp(builtins[i].name, cmd, n) == 0)
+                        return &builtins[i];
+        return NULL;
+}
+
+unsigned builtin_index(const struct builtin *b)
+{
+        return (unsigned)(b - builtins);
+}
+
+unsigned builtin_count(void)
+{
+        return ELEMENTSOF(builtins);
+}
+
+const struct builtin *builtin_get(unsigned i)
+{
+        return i < ELEMENTSOF(builtins) ? &builtins[i] : NULL;
+}
+
+int builtin_run(const struct builtin *b, struct builtin_ctx *ctx, struct device *dev, const char *cmdline,
+                bool test)
+{
+        if (!b->run)
+                return -EOPNOTSUPP;
+
+        char **argv = NULL;
+        int r = cmdline_split(cmdline, &argv);
+        if (r < 0)
+                return r;
+        int argc = 0;
+        while (argv[argc])
+                argc++;
+        if (argc == 0) {
+                strv_free(argv);
+                return -EINVAL;
+        }
+        r = b->run(ctx, dev, argc, argv, test);
+        strv_free(argv);
+        return r;
+}
+
+int builtin_add_property(struct device *dev, bool test, const char *key, const char *value)
+{
+        int r = props_set(&dev->props, key, value, PROP_DB);
+        if (r < 0)
+                return r;
+        if (test)
+                printf("%s=%s\n", key, strempty(value));
+        return 0;
+}
+
+int builtin_init_all(struct builtin_ctx *ctx)
+{
+        for (size_t i = 0; i < ELEMENTSOF(builtins); i++)
+                if (builtins[i].init) {
+                        int r = builtins[i].init(ctx);
+                        if (r < 0)
+                                return r;
+                }
+        return 0;
+}
+
+void builtin_exit_all(struct builtin_ctx *ctx)
+{
+        for (size_t i = 0; i < ELEMENTSOF(builtins); i++)
+                if (builtins[i].exit)
+                        builtins[i].exit(ctx);
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Builtin commands for IMPORT{builtin} and RUN{builtin} (path_id, input_id, blkid, kmod, …).
+ *
+ * The table is constant; each builtin lives in a file of its own (builtin-<name>.c) and is
+ * entered here by name. Names that rules use but whose implementation has not landed yet are
+ * listed with run == NULL: the rules still parse (an unknown name is a parse-time error), and
+ * running one returns -EOPNOTSUPP.
+ *
+ * A builtin adds properties to the device with PROP_DB (see builtin_add_property()). It must
+ * not block for long: the daemon runs it in its event loop.
+ */
+#pragma once
+
+#include <stdbool.h>
+
+#include "device.h"
+
+/* Per-daemon state shared by all builtins (hwdb handle, kmod context, …), owned by the caller. */
+struct builtin_ctx {
+        const char *sysfs_root; /* "/sys" or a fixture tree */
+        void *state[16];        /* per-builtin private state, indexed by table position */
+};
+
+struct builtin {
+        const char *name;
+        /* argv[0] is the builtin's name; test: print what would be done, change nothing outside
+         * the device record. 0 (or positive) on success, -errno on failure. */
+        int (*run)(struct builtin_ctx *ctx, struct device *dev, int argc, char **argv, bool test);
+        int (*init)(struct builtin_ctx *ctx);  /* optional; called once before the first run */
+        void (*exit)(struct builtin_ctx *ctx); /* optional */
+        const char *help;
+        bool run_once; /* IMPORT{builtin} runs it at most once per event; later calls reuse the result */
+};
+
+/* The builtin whose name is the first word of cmd (so "path_id %p" finds path_id), or NULL. */
+const struct builtin *builtin_lookup(const char *cmd);
+/* Table position of b (for run-once bookkeeping and ctx->state). */
+unsigned builtin_index(const struct builtin *b);
+/* Number of table entries, and entry i. */
+unsigned builtin_count(void);
+const struct builtin *builtin_get(unsigned i);
+
+/* Splits cmdline into words (whitespace separated, '…' and "…" quoting) and runs b.
+ * -EOPNOTSUPP when b has no implementation yet, -EINVAL for an unparsable command line. */
+int builtin_run(const struct builtin *b, struct builtin_ctx *ctx, struct device *dev, const char *cmdline,
+                bool test);
+
+/* For builtins: sets a property flagged PROP_DB (value NULL removes it). 0 or -errno. */
+int builtin_add_property(struct device *dev, bool test, const char *key, const char *value);
+
+/* Calls init/exit of every builtin that has one. builtin_init_all() returns the first error. */
+int builtin_init_all(struct builtin_ctx *ctx);
+void builtin_exit_all(struct builtin_ctx *ctx);

@@ -1,0 +1,610 @@
+/* SPDX-License-Identifier: MIT */
+#include "format.h"
+
+#include <ctype.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "log.h"
+#include "sysfs.h"
+
+enum subst {
+        SUBST_DEVNODE,
+        SUBST_ATTR,
+        SUBST_ENV,
+        SUBST_KERNEL,
+        SUBST_KERNEL_NUMBER,
+        SUBST_DRIVER,
+        SUBST_DEVPATH,
+        SUBST_ID,
+        SUBST_MAJOR,
+        SUBST_MINOR,
+        SUBST_RESULT,
+        SUBST_PARENT,
+        SUBST_NAME,
+        SUBST_LINKS,
+        SUBST_ROOT,
+        SUBST_SYS,
+};
+
+/* Long names are matched as prefixes in this order ("sysfs" before "sys"). */
+static const struct {
+        const char *name;
+        char fmt;
+        enum subst type;
+} substs[] = {
+        {"devnode", 'N', SUBST_DEVNODE}, {"tempnode", 'N', SUBST_DEVNODE}, {"attr", 's', SUBST_ATTR},
+        {"sysfs", 's', SUBST_ATTR},      {"env", 'E', SUBST_ENV},          {"kernel", 'k', SUBST_KERNEL},
+        {"number", 'n', SUBST_KERNEL_NUMBER}, {"driver", 'd', SUBST_DRIVER}, {"devpath", 'p', SUBST_DEVPATH},
+        {"id", 'b', SUBST_ID},           {"major", 'M', SUBST_MAJOR},      {"minor", 'm', SUBST_MINOR},
+        {"result", 'c', SUBST_RESULT},   {"parent", 'P', SUBST_PARENT},    {"name", 'D', SUBST_NAME},
+        {"links", 'L', SUBST_LINKS},     {"root", 'r', SUBST_ROOT},        {"sys", 'S', SUBST_SYS},
+};
+
+/* A growable string. */
+struct sbuf {
+        char *s;
+        size_t len, cap;
+};
+
+static int sbuf_addn(struct sbuf *b, const char *s, size_t n)
+{
+        if (b->len + n + 1 > b->cap) {
+                size_t cap = b->cap ? b->cap : 64;
+                while (cap < b->len + n + 1)
+                        cap *= 2;
+                char *p = realloc(b->s, cap);
+                if (!p)
+                        return -ENOMEM;
+                b->s = p;
+                b->cap = cap;
+        }
+        memcpy(b->s + b->len, s, n);
+        b->len += n;
+        b->s[b->len] = '\0';
+        return 0;
+}
+
+static int sbuf_add(struct sbuf *b, const char *s)
+{
+        return sbuf_addn(b, s, strlen(s));
+}
+
+/* Parses one substitution at s ('%' or '$'). On success *ret_len is its length, *type its kind
+ * (-1 for a literal percent or dollar sign), *attr and *attr_len its {…} argument (NULL if none). */
+static int parse_subst(const char *s, size_t *ret_len, int *type, const char **attr, size_t *attr_len,
+                       const char **hint)
+{
+        const char *p;
+        *attr = NULL;
+        *attr_len = 0;
+
+        if (s[0] == s[1]) { /* %% or $$ */
+                *type = -1;
+                *ret_len = 2;
+                return 0;
+        }
+        *type = -2;
+        if (s[0] == '$') {
+                for (size_t i = 0; i < ELEMENTSOF(substs); i++)
+                        if ((p = startswith(s + 1, substs[i].name))) {
+                                *type = (int)substs[i].type;
+                                break;
+                        }
+        } else {
+                for (size_t i = 0; i < ELEMENTSOF(substs); i++)
+                        if (s[1] != '\0' && s[1] == substs[i].fmt) {
+                                *type = (int)substs[i].type;
+                                p = s + 2;
+                                break;
+                        }
+        }
+        if (*type == -2) {
+                *hint = "invalid substitution type";
+                return -EINVAL;
+        }
+        if (*p == '{') {
+                const char *end = strchr(p + 1, '}');
+                if (!end) {
+                        *hint = "unterminated {attribute}";
+                        return -EINVAL;
+                }
+                *attr = p + 1;
+                *attr_len = (size_t)(end - p - 1);
+                p = end + 1;
+        }
+        *ret_len = (size_t)(p - s);
+        return 0;
+}
+
+/* Validates the {N} / {N+} argument of %c. Returns the index (>=1) or 0 when invalid. */
+static unsigned long parse_result_index(const char *a, size_t n, bool *plus)
+{
+        unsigned long v = 0;
+        size_t i = 0;
+        *plus = false;
+        if (n == 0)
+                return 0;
+        for (; i < n && isdigit((unsigned char)a[i]); i++) {
+                v = v * 10 + (unsigned long)(a[i] - '0');
+                if (v > 1000000)
+                        return 0;
+        }
+        if (i == 0)
+                return 0;
+        if (i < n && a[i] == '+') {
+                *plus = true;
+                i++;
+        }
+        return i == n ? v : 0;
+}
+
+int format_check(const char *s, size_t *ret_offset, const char **ret_hint)
+{
+        const char *hint = NULL;
+        for (const char *p = s; *p;) {
+                if (*p != '%' && *p != '$') {
+                        p++;
+                        continue;
+                }
+                size_t len, alen;
+                int type;
+                const char *attr;
+                int r = parse_subst(p, &len, &type, &attr, &alen, &hint);
+                if (r == 0) {
+                        if ((type == SUBST_ATTR || type == SUBST_ENV) && (!attr || alen == 0)) {
+                                hint = "attribute value missing";
+                                r = -EINVAL;
+                        } else if (type == SUBST_RESULT && attr) {
+                                bool plus;
+                                if (parse_result_index(attr, alen, &plus) == 0) {
+                                        hint = "attribute value not a valid number";
+                                        r = -EINVAL;
+                                }
+                        } else if (type >= 0 && attr && type != SUBST_ATTR && type != SUBST_ENV &&
+                                   type != SUBST_RESULT) {
+                                hint = "unexpected attribute";
+                                r = -EINVAL;
+                        }
+                }
+                if (r < 0) {
+                        if (ret_offset)
+                                *ret_offset = (size_t)(p - s);
+                        if (ret_hint)
+                                *ret_hint = hint;
+                        return -EINVAL;
+                }
+                p += len;
+        }
+        return 0;
+}
+
+bool format_has_subst(const char *s)
+{
+        return strpbrk(s, "%$") != NULL;
+}
+
+/* Length of a valid UTF-8 multi-byte sequence at s, or 0. */
+static size_t utf8_seq_len(const unsigned char *s)
+{
+        size_t n;
+        uint32_t cp;
+        if (s[0] < 0x80)
+                return 0;
+        if ((s[0] & 0xe0) == 0xc0) {
+                n = 2;
+                cp = s[0] & 0x1f;
+        } else if ((s[0] & 0xf0) == 0xe0) {
+                n = 3;
+                cp = s[0] & 0x0f;
+        } else if ((s[0] & 0xf8) == 0xf0) {
+                n = 4;
+                cp = s[0] & 0x07;
+        } else
+                return 0;
+        for (size_t i = 1; i < n; i++) {
+                if ((s[i] & 0xc0) != 0x80)
+                        return 0;
+                cp = (cp << 6) | (s[i] & 0x3f);
+        }
+        /* reject overlong forms, surrogates and values past U+10FFFF */
+        if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10ffff ||
+            (cp >= 0xd800 && cp <= 0xdfff))
+                return 0;
+        return n;
+}
+
+size_t format_replace_chars(char *s, const char *allow)
+{
+        size_t replaced = 0;
+        for (size_t i = 0; s[i];) {
+                unsigned char c = (unsigned char)s[i];
+                if (c == '\\' && s[i + 1] == 'x') { /* keep "\x" escapes */
+                        i += 2;
+                        continue;
+                }
+                size_t u = utf8_seq_len((const unsigned char *)s + i);
+                if (u > 0) {
+                        i += u;
+                        continue;
+                }
+                if (isalnum(c) || strchr("#+-.:=@_", c) || (allow && c != ' ' && strchr(allow, c))) {
+                        i++;
+                        continue;
+                }
+                if (isspace(c) && allow && strchr(allow, ' ')) {
+                        if (c != ' ') {
+                                s[i] = ' ';
+                                replaced++;
+                        }
+                        i++;
+                        continue;
+                }
+                s[i++] = '_';
+                replaced++;
+        }
+        return replaced;
+}
+
+void format_strip_trailing(char *s)
+{
+        size_t n = strlen(s);
+        while (n > 0 && isspace((unsigned char)s[n - 1]))
+                s[--n] = '\0';
+}
+
+/* Collapses whitespace runs to '_' and drops it at both ends. */
+static int add_value(struct sbuf *b, const char *v, bool replace_whitespace)
+{
+        if (!replace_whitespace)
+                return sbuf_add(b, v);
+        while (isspace((unsigned char)*v))
+                v++;
+        size_t n = strlen(v);
+        while (n > 0 && isspace((unsigned char)v[n - 1]))
+                n--;
+        for (size_t i = 0; i < n;) {
+                if (isspace((unsigned char)v[i])) {
+                        while (i < n && isspace((unsigned char)v[i]))
+                                i++;
+                        if (sbuf_addn(b, "_", 1) < 0)
+                                return -ENOMEM;
+                } else {
+                        if (sbuf_addn(b, v + i, 1) < 0)
+                                return -ENOMEM;
+                        i++;
+                }
+        }
+        return 0;
+}
+
+int format_resolve_subsys(const char *sysfs_root, const char *s, bool read_value, char **ret)
+{
+        if (s[0] != '[')
+                return -EINVAL;
+        const char *slash = strchr(s + 1, '/');
+        const char *close = strchr(s + 1, ']');
+        if (!slash || !close || slash > close || slash == s + 1 || close == slash + 1)
+                return -EINVAL;
+        const char *attr = close + 1;
+        if (*attr == '/')
+                attr++;
+        if (read_value && *attr == '\0')
+                return -EINVAL;
+
+        _cleanup_free_ char *subsys = strndup(s + 1, (size_t)(slash - s - 1));
+        _cleanup_free_ char *sysname = strndup(slash + 1, (size_t)(close - slash - 1));
+        if (!subsys || !sysname)
+                return -ENOMEM;
+        if (strstr(subsys, "..") || strstr(sysname, "..") || strchr(subsys, '/'))
+                return -EINVAL;
+
+        /* the device directory: /sys/class/<s>/<n> or /sys/bus/<s>/devices/<n> */
+        _cleanup_free_ char *dir = NULL;
+        struct stat st;
+        if (asprintf(&dir, "%s/class/%s/%s", sysfs_root, subsys, sysname) < 0)
+                return -ENOMEM;
+        if (stat(dir, &st) < 0) {
+                free(dir);
+                if (asprintf(&dir, "%s/bus/%s/devices/%s", sysfs_root, subsys, sysname) < 0) {
+                        dir = NULL;
+                        return -ENOMEM;
+                }
+                if (stat(dir, &st) < 0)
+                        return negative_errno();
+        }
+
+        _cleanup_free_ char *path = NULL;
+        if (*attr) {
+                if (asprintf(&path, "%s/%s", dir, attr) < 0)
+                        return -ENOMEM;
+        } else
+                path = TAKE_PTR(dir);
+
+        if (!read_value) {
+                *ret = TAKE_PTR(path);
+                return 0;
+        }
+        char *v;
+        int r = read_full_file(path, &v, NULL);
+        if (r < 0)
+                return r;
+        format_strip_trailing(v);
+        *ret = v;
+        return 0;
+}
+
+static int join_prefixed(char *const *l, const char *prefix, char sep, char **ret)
+{
+        struct sbuf b = {0};
+        if (sbuf_add(&b, "") < 0)
+                return -ENOMEM;
+        for (; l && *l; l++) {
+                if ((b.len > 0 && sbuf_addn(&b, &sep, 1) < 0) || (prefix && sbuf_add(&b, prefix) < 0) ||
+                    sbuf_add(&b, *l) < 0) {
+                        free(b.s);
+                        return -ENOMEM;
+                }
+        }
+        *ret = b.s;
+        return 0;
+}
+
+/* "/dev/" (dev_root + "/") */
+static char *dev_prefix(const char *dev_root)
+{
+        char *p;
+        return asprintf(&p, "%s/", dev_root ? dev_root : "/dev") < 0 ? NULL : p;
+}
+
+const char *format_get_property(struct device *dev, const char *dev_root, const char *key, char **buf)
+{
+        *buf = NULL;
+        if (streq(key, "DEVNAME")) {
+                const char *v = props_get(&dev->props, key);
+                if (v || !dev->devname)
+                        return v;
+                if (dev->devname[0] == '/')
+                        return dev->devname;
+                return asprintf(buf, "%s/%s", dev_root ? dev_root : "/dev", dev->devname) < 0 ? NULL : *buf;
+        }
+        if (streq(key, "DEVLINKS") || streq(key, "TAGS") || streq(key, "CURRENT_TAGS")) {
+                struct device_udev *u = dev->udev;
+                if (!u)
+                        return NULL;
+                if (streq(key, "DEVLINKS")) {
+                        if (!u->links || !u->links[0])
+                                return NULL;
+                        _cleanup_free_ char *prefix = dev_prefix(dev_root);
+                        if (!prefix || join_prefixed(u->links, prefix, ' ', buf) < 0)
+                                return NULL;
+                        return *buf;
+                }
+                char **tags = streq(key, "TAGS") ? u->tags : u->current_tags;
+                if (!tags || !tags[0])
+                        return NULL;
+                /* ":a:b:" */
+                _cleanup_free_ char *j = NULL;
+                if (join_prefixed(tags, NULL, ':', &j) < 0 || asprintf(buf, ":%s:", j) < 0)
+                        return (*buf = NULL);
+                return *buf;
+        }
+
+        const char *v = props_get(&dev->props, key);
+        if (v)
+                return v;
+
+        if (streq(key, "DEVPATH"))
+                return dev->devpath;
+        if (streq(key, "SUBSYSTEM"))
+                return dev->subsystem;
+        if (streq(key, "DEVTYPE"))
+                return dev->devtype;
+        if (streq(key, "DRIVER"))
+                return dev->driver;
+        if (streq(key, "MAJOR") && dev->devnum_type)
+                return asprintf(buf, "%u", major(dev->devnum)) < 0 ? NULL : *buf;
+        if (streq(key, "MINOR") && dev->devnum_type)
+                return asprintf(buf, "%u", minor(dev->devnum)) < 0 ? NULL : *buf;
+        if (streq(key, "IFINDEX") && dev->ifindex > 0)
+                return asprintf(buf, "%d", dev->ifindex) < 0 ? NULL : *buf;
+        return NULL;
+}
+
+/* The attribute value for %s{attr}: of the device, else of the matched parent. */
+static int subst_attr(const struct format_ctx *c, const char *attr, char **ret)
+{
+        if (attr[0] == '[') {
+                char *v;
+                int r = format_resolve_subsys(c->sysfs_root, attr, true, &v);
+                if (r < 0)
+                        return r;
+                *ret = v;
+                return 0;
+        }
+        const char *v = NULL;
+        int r = device_get_sysattr(c->dev, c->sysfs_root, attr, &v);
+        if ((r < 0 || !v) && c->parent && c->parent != c->dev)
+                r = device_get_sysattr(c->parent, c->sysfs_root, attr, &v);
+        if (r < 0)
+                return r;
+        if (!(*ret = strdup(strempty(v))))
+                return -ENOMEM;
+        format_strip_trailing(*ret);
+        return 0;
+}
+
+/* The Nth (1-based) whitespace-separated word of s, or from it to the end with plus. */
+static int result_word(const char *s, unsigned long idx, bool plus, char **ret)
+{
+        const char *p = s;
+        for (unsigned long i = 1;; i++) {
+                while (*p == ' ')
+                        p++;
+                if (!*p)
+                        return -ENOENT;
+                if (i == idx)
+                        break;
+                while (*p && *p != ' ')
+                        p++;
+        }
+        size_t n = plus ? strlen(p) : strcspn(p, " ");
+        return (*ret = strndup(p, n)) ? 0 : -ENOMEM;
+}
+
+static const char *strip_dev(const char *devname, const char *dev_root)
+{
+        const char *p;
+        if (!devname)
+                return NULL;
+        if (dev_root && (p = startswith(devname, dev_root)) && *p == '/')
+                return p + 1;
+        if ((p = startswith(devname, "/dev/")))
+                return p;
+        return devname;
+}
+
+static int expand_one(const struct format_ctx *c, int type, const char *attr, struct sbuf *b,
+                      bool replace_whitespace)
+{
+        struct device *dev = c->dev;
+        _cleanup_free_ char *owned = NULL;
+        const char *v = NULL;
+        int r;
+
+        switch (type) {
+        case SUBST_DEVPATH:
+                v = dev->devpath;
+                break;
+        case SUBST_KERNEL:
+                v = dev->sysname;
+                break;
+        case SUBST_KERNEL_NUMBER:
+                v = dev->sysnum;
+                break;
+        case SUBST_ID:
+                v = c->parent ? c->parent->sysname : NULL;
+                break;
+        case SUBST_DRIVER:
+                v = c->parent ? c->parent->driver : NULL;
+                break;
+        case SUBST_MAJOR:
+        case SUBST_MINOR:
+                if (asprintf(&owned, "%u",
+                             dev->devnum_type ? (type == SUBST_MAJOR ? major(dev->devnum) : minor(dev->devnum)) : 0) < 0)
+                        return -ENOMEM;
+                v = owned;
+                break;
+        case SUBST_RESULT:
+                if (!c->program_result)
+                        break;
+                if (attr) {
+                        bool plus;
+                        unsigned long idx = parse_result_index(attr, strlen(attr), &plus);
+                        if (idx == 0 || result_word(c->program_result, idx, plus, &owned) < 0) {
+                                log_debug("%%c{%s}: no such part in result \"%s\"", attr, c->program_result);
+                                break;
+                        }
+                        v = owned;
+                } else
+                        v = c->program_result;
+                break;
+        case SUBST_ATTR:
+                if (!attr)
+                        break;
+                r = subst_attr(c, attr, &owned);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0) {
+                        log_debug("%s: attribute '%s' not found: %s", dev->devpath, attr, strerror(-r));
+                        break;
+                }
+                format_replace_chars(owned, FORMAT_ALLOWED_CHARS_INPUT);
+                v = owned;
+                break;
+        case SUBST_PARENT: {
+                struct device *p = device_get_parent(dev);
+                v = p ? strip_dev(p->devname, c->dev_root) : NULL;
+                break;
+        }
+        case SUBST_DEVNODE:
+                if (dev->devname) {
+                        if (asprintf(&owned, "%s/%s", c->dev_root ? c->dev_root : "/dev",
+                                     strip_dev(dev->devname, c->dev_root)) < 0)
+                                return -ENOMEM;
+                        v = owned;
+                }
+                break;
+        case SUBST_NAME:
+                v = c->name ? c->name : dev->devname ? strip_dev(dev->devname, c->dev_root) : dev->sysname;
+                break;
+        case SUBST_LINKS:
+                if (dev->udev && dev->udev->links) {
+                        if (join_prefixed(dev->udev->links, NULL, ' ', &owned) < 0)
+                                return -ENOMEM;
+                        v = owned;
+                }
+                break;
+        case SUBST_ROOT:
+                v = c->dev_root ? c->dev_root : "/dev";
+                break;
+        case SUBST_SYS:
+                v = c->sysfs_root ? c->sysfs_root : "/sys";
+                break;
+        case SUBST_ENV:
+                if (attr)
+                        v = format_get_property(dev, c->dev_root, attr, &owned);
+                break;
+        default:
+                break;
+        }
+        return v ? add_value(b, v, replace_whitespace) : 0;
+}
+
+int format_apply(const struct format_ctx *c, const char *s, bool replace_whitespace, char **ret)
+{
+        struct sbuf b = {0};
+        int r = sbuf_add(&b, "");
+        if (r < 0)
+                return r;
+
+        for (const char *p = s; *p;) {
+                size_t lit = strcspn(p, "%$");
+                if (lit > 0) {
+                        if ((r = sbuf_addn(&b, p, lit)) < 0)
+                                goto fail;
+                        p += lit;
+                        continue;
+                }
+                size_t len, alen;
+                int type;
+                const char *a, *hint;
+                if (parse_subst(p, &len, &type, &a, &alen, &hint) < 0) {
+                        /* rejected at parse time; keep the character literally */
+                        if ((r = sbuf_addn(&b, p, 1)) < 0)
+                                goto fail;
+                        p++;
+                        continue;
+                }
+                if (type == -1)
+                        r = sbuf_addn(&b, p, 1);
+                else {
+                        _cleanup_free_ char *attr = a ? strndup(a, alen) : NULL;
+                        if (a && !attr) {
+                                r = -ENOMEM;
+                                goto fail;
+                        }
+                        r = expand_one(c, type, attr, &b, replace_whitespace);
+                }
+                if (r < 0)
+                        goto fail;
+                p += len;
+        }
+        *ret = b.s;
+        return 0;
+fail:
+        free(b.s);
+        return r;
+}

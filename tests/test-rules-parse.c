@@ -1,0 +1,334 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The rules parser: every stock Debian rules file parses without an error; broken lines are
+ * reported with the right file:line, dropped, and the rest of the file still loads; the
+ * compiled form (token order, patterns, escapes, GOTO targets) is what udev(7) describes.
+ */
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include "cmdline.h"
+#include "format.h"
+#include "log.h"
+#include "rules-load.h"
+#include "strv.h"
+#include "test-util.h"
+
+/* Parses text while capturing what is logged; returns the error count, *log the messages. */
+static int parse_capture(struct rules *rules, const char *text, size_t len, char **log)
+{
+        char path[] = "/tmp/devman-rules-log-XXXXXX";
+        int fd = mkstemp(path);
+        unlink(path);
+        fflush(stderr);
+        int saved = dup(STDERR_FILENO);
+        dup2(fd, STDERR_FILENO);
+        int r = rules_parse_buffer(rules, "t.rules", text, len);
+        fflush(stderr);
+        dup2(saved, STDERR_FILENO);
+        close(saved);
+        off_t n = lseek(fd, 0, SEEK_END);
+        *log = calloc(1, (size_t)n + 1);
+        if (pread(fd, *log, (size_t)n, 0) < 0)
+                (*log)[0] = '\0';
+        close(fd);
+        return r;
+}
+
+static void test_stock_rules(void)
+{
+        char *dirs[] = {(char *)"/lib/udev/rules.d", NULL};
+        struct rules_load_options o = {.dirs = dirs};
+        struct rules *rules = NULL;
+        CHECK_INT(rules_load(&o, &rules), 0);
+        CHECK(rules != NULL);
+        if (!rules)
+                return;
+        CHECK_INT(rules->n_errors, 0);
+        CHECK(rules->n_files >= 40);
+        CHECK(rules->n_lines > 300);
+        /* every GOTO of the stock files found its label */
+        for (size_t i = 0; i < rules->n_lines; i++)
+                if (rules->lines[i].flags & LINE_HAS_GOTO) {
+                        const struct rule_line *t = &rules->lines[rules->lines[i].goto_line];
+                        CHECK(t->label && streq(t->label, rules->lines[i].goto_label));
+                        CHECK(t->file == rules->lines[i].file);
+                }
+        rules_free(rules);
+}
+
+/* Each broken line is alone on its line number; valid lines in between must survive. */
+static const struct {
+        const char *line;
+        const char *what; /* a piece of the expected message */
+} broken[] = {
+        {"FOO==\"x\", ENV{A}=\"1\"", "Invalid key 'FOO'"},
+        {"KERNEL=\"sda\", ENV{A}=\"1\"", "Invalid operator '=' for KERNEL"},
+        {"KERNEL==\"sda\", ENV{A}=\"1", "missing closing quote"},
+        {"KERNEL==\"sda\", ENV{A}=1", "double quotes"},
+        {"ENV==\"x\", TAG+=\"a\"", "Invalid attribute for ENV"},
+        {"ATTR{}==\"x\", TAG+=\"a\"", "Invalid attribute for ATTR"},
+        {"RUN{builtin}+=\"nosuch arg\"", "Unknown builtin command 'nosuch arg'"},
+        {"IMPORT{builtin}=\"nosuch\"", "Unknown builtin command: nosuch"},
+        {"IMPORT{foo}=\"x\"", "Invalid attribute for IMPORT"},
+        {"ENV{DEVPATH}=\"x\"", "'DEVPATH' cannot be set"},
+        {"SYMLINK+=\"%q\"", "invalid substitution type"},
+        {"SYMLINK+=\"$nosuch\"", "invalid substitution type"},
+        {"ENV{A}=\"$env\"", "attribute value missing"},
+        {"MODE=\"0999\"", "not an octal mode"},
+        {"TEST{abc}==\"x\", TAG+=\"a\"", "Failed to parse mode 'abc'"},
+        {"OPTIONS+=\"link_priority=abc\"", "link priority"},
+        {"ACTION==\"add\", KERNEL{x}==\"y\", TAG+=\"a\"", "Invalid attribute for KERNEL"},
+        {"NAME=\"%k\"", "NAME=\"%k\""},
+        {"NAME=\"\"", "NAME=\"\""},
+        {"ENV{A}=e\"\\q\"", "invalid escape sequence"},
+        {"TAG+=\"a\"junk", "unexpected 'j'"},
+        {"CONST{foo}==\"x\", TAG+=\"a\"", "Invalid attribute for CONST"},
+        {"SYMLINK-=\"x\"", "Invalid operator '-=' for SYMLINK"},
+        {"LABEL:=\"x\"", "Invalid operator ':=' for LABEL"},
+        {"GOTO+=\"x\"", "Invalid operator '+=' for GOTO"},
+        {"ENV{A}=\"%c{abc}\"", "not a valid number"},
+        {"ENV{A}=\"%k{x}\"", "unexpected attribute"},
+        {"KERNEL==\"a\", RUN", "unexpected end of line"},
+        {"ATTR{x=\"1\"", "missing '}'"},
+        {"TAG+=\"\"", "empty value"},
+        {"KERNEL==\"x\", GOTO=\"nowhere\"", "has no matching label"},
+        {"KERNEL=~\"x\", TAG+=\"a\"", "Invalid value for KERNEL: value must be enclosed in double quotes"},
+        {"KERNEL \"x\", TAG+=\"a\"", "no valid operator"},
+        {"PROGRAM-=\"/bin/true\"", "Invalid operator '-=' for PROGRAM"},
+        {"OWNER==\"root\"", "Invalid operator '==' for OWNER"},
+        {"SECLABEL=\"x\"", "Invalid attribute for SECLABEL"},
+};
+
+static void test_broken_lines(void)
+{
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        for (size_t i = 0; i < ELEMENTSOF(broken); i++) {
+                fprintf(f, "KERNEL==\"ok%zu\", ENV{OK}=\"%zu\"\n", i, i); /* line 2i+1 */
+                fprintf(f, "%s\n", broken[i].line);                      /* line 2i+2 */
+        }
+        fclose(f);
+
+        struct rules *rules = rules_new(RESOLVE_NAMES_EARLY);
+        char *log = NULL;
+        int r = parse_capture(rules, text, len, &log);
+        CHECK_INT(r, (int)ELEMENTSOF(broken));
+        CHECK_INT(rules->n_errors, ELEMENTSOF(broken));
+        /* every valid line survived, every broken one is gone, except the GOTO line, which is
+         * kept without its GOTO (like udev) */
+        size_t goto_idx = 30;
+        CHECK(streq(broken[goto_idx].what, "has no matching label"));
+        CHECK_INT(rules->n_lines, ELEMENTSOF(broken) + 1);
+        for (size_t i = 0, k = 0; i < rules->n_lines; i++) {
+                const struct rule_line *l = &rules->lines[i];
+                if (l->line == 2 * goto_idx + 2) {
+                        CHECK(!(l->flags & LINE_HAS_GOTO));
+                        continue;
+                }
+                CHECK_INT(l->line, 2 * k + 1);
+                k++;
+        }
+        for (size_t i = 0; i < ELEMENTSOF(broken); i++) {
+                char want[64];
+                snprintf(want, sizeof(want), "t.rules:%zu:", 2 * i + 2);
+                char *at = strstr(log, want);
+                test_state.checks++;
+                if (!at || !strstr(at, broken[i].what) || strchr(at, '\n') < strstr(at, broken[i].what)) {
+                        test_state.failed_checks++;
+                        fprintf(stderr, "broken line %zu (%s): expected \"%s %s\" in the log\n", i, broken[i].line,
+                                want, broken[i].what);
+                }
+        }
+        free(log);
+        free(text);
+        rules_free(rules);
+}
+
+static void test_nul_and_garbage(void)
+{
+        static const char text[] = "KERNEL==\"a\0b\", TAG+=\"x\"\nTAG+=\"y\"\n\xff\xfe==\"\"\n";
+        struct rules *rules = rules_new(RESOLVE_NAMES_EARLY);
+        char *log = NULL;
+        CHECK_INT(parse_capture(rules, text, sizeof(text) - 1, &log), 2);
+        CHECK(strstr(log, "t.rules:1:") != NULL);
+        CHECK(strstr(log, "t.rules:3:") != NULL);
+        CHECK_INT(rules->n_lines, 1);
+        CHECK_INT(rules->lines[0].line, 2);
+        free(log);
+        rules_free(rules);
+}
+
+static void test_continuation_comments(void)
+{
+        static const char text[] = "# a comment\n"
+                                   "\n"
+                                   "   # indented comment\n"
+                                   "KERNEL==\"sda\", \\\n"
+                                   "# a comment inside the continuation is skipped\n"
+                                   "   ENV{A}=\"1\", \\\n"
+                                   "   ENV{B}=\"2\"\r\n"
+                                   "ENV{C}=\"3\"\n"
+                                   "ENV{D}=\"4\" \\\n";
+        struct rules *rules = rules_new(RESOLVE_NAMES_EARLY);
+        char *log = NULL;
+        CHECK_INT(parse_capture(rules, text, sizeof(text) - 1, &log), 0);
+        CHECK_INT(rules->n_lines, 2);
+        CHECK_INT(rules->lines[0].line, 7);
+        CHECK_INT(rules->lines[0].n_tokens, 3);
+        CHECK_INT(rules->lines[0].tokens[0].type, TK_M_KERNEL);
+        CHECK_STR(rules->lines[0].tokens[2].value, "2");
+        CHECK_INT(rules->lines[1].line, 8);
+        CHECK(strstr(log, "ends inside a continued line") != NULL);
+        free(log);
+        rules_free(rules);
+}
+
+static void test_values_and_patterns(void)
+{
+        static const char text[] =
+                "ENV{A}=\"x\", KERNEL==\"sd*|hd?|\", SUBSYSTEM==\"block\", ATTRS{x}==\"y\", PROGRAM=\"p\", RESULT==\"r\"\n"
+                "ENV{B}=\"say \\\"hi\\\" \\n\", ENV{C}=e\"tab\\there\\x41\\101\\u00e9\\\\\"\n"
+                "ENV{X}==\"?*\", ENV{Y}!=\"?*\", SUBSYSTEM==\"subsystem\", TAG+=\"t\"\n"
+                "ATTR{a}==\"v \", ATTR{b}==\"v\", TAG+=\"t\"\n"
+                "IMPORT{program}=\"path_id %p\"\n"
+                "OWNER=\"root\", GROUP=\"0\", MODE=\"0640\", OWNER=\"no-such-user-devman\", TAG+=\"t\"\n"
+                "KERNEL==\"onlymatch\"\n";
+        struct rules *rules = rules_new(RESOLVE_NAMES_EARLY);
+        char *log = NULL;
+        CHECK_INT(parse_capture(rules, text, sizeof(text) - 1, &log), 0);
+        CHECK_INT(rules->n_lines, 6);
+        if (rules->n_lines != 6)
+                goto out;
+
+        /* sorted: KERNEL, SUBSYSTEM, ATTRS, PROGRAM, RESULT, ENV= */
+        const struct rule_line *l = &rules->lines[0];
+        static const int order[] = {TK_M_KERNEL, TK_M_SUBSYSTEM, TK_M_PARENTS_ATTR, TK_M_PROGRAM, TK_M_RESULT, TK_A_ENV};
+        CHECK_INT(l->n_tokens, ELEMENTSOF(order));
+        for (unsigned i = 0; i < l->n_tokens && i < ELEMENTSOF(order); i++)
+                CHECK_INT(l->tokens[i].type, order[i]);
+        CHECK_INT(l->tokens[0].n_alts, 2);
+        CHECK_STR(l->tokens[0].alts[0].s, "sd*");
+        CHECK(l->tokens[0].alts[0].glob);
+        CHECK_STR(l->tokens[0].alts[1].s, "hd?");
+        CHECK(l->tokens[0].match_empty);
+        CHECK(!l->tokens[1].alts[0].glob);
+        CHECK(l->flags & LINE_UPDATE_SOMETHING);
+
+        l = &rules->lines[1];
+        CHECK_STR(l->tokens[0].value, "say \"hi\" \\n");
+        CHECK_STR(l->tokens[1].value, "tab\thereAA\xc3\xa9\\");
+
+        l = &rules->lines[2];
+        CHECK_INT(l->tokens[0].match_type, MATCH_EMPTY);
+        CHECK_INT(l->tokens[0].op, RULE_OP_NOMATCH);
+        CHECK_INT(l->tokens[1].match_type, MATCH_EMPTY);
+        CHECK_INT(l->tokens[1].op, RULE_OP_MATCH);
+        CHECK_INT(l->tokens[2].match_type, MATCH_SUBSYSTEM);
+
+        l = &rules->lines[3];
+        CHECK(!l->tokens[0].strip_ws);
+        CHECK(l->tokens[1].strip_ws);
+
+        l = &rules->lines[4];
+        CHECK_INT(l->tokens[0].type, TK_M_IMPORT_BUILTIN);
+        CHECK_STR(l->tokens[0].data.builtin->name, "path_id");
+
+        l = &rules->lines[5];
+        CHECK_INT(l->n_tokens, 4);
+        CHECK_INT(l->tokens[0].type, TK_A_OWNER_ID);
+        CHECK_INT(l->tokens[0].data.uid, 0);
+        CHECK_INT(l->tokens[1].type, TK_A_GROUP_ID);
+        CHECK_INT(l->tokens[2].type, TK_A_MODE_ID);
+        CHECK_INT(l->tokens[2].data.mode, 0640);
+        CHECK(strstr(log, "Unknown user 'no-such-user-devman'") != NULL);
+        CHECK(strstr(log, "t.rules:7: The line takes no effect") != NULL);
+out:
+        free(log);
+        rules_free(rules);
+}
+
+static void test_goto(void)
+{
+        static const char text[] = "LABEL=\"a\"\n"
+                                   "KERNEL==\"x\", GOTO=\"a\"\n" /* backwards: not found */
+                                   "KERNEL==\"y\", GOTO=\"b\"\n"
+                                   "ENV{X}=\"1\"\n"
+                                   "LABEL=\"b\"\n";
+        struct rules *rules = rules_new(RESOLVE_NAMES_EARLY);
+        char *log = NULL;
+        CHECK_INT(parse_capture(rules, text, sizeof(text) - 1, &log), 1);
+        CHECK(strstr(log, "t.rules:2: GOTO=\"a\" has no matching label") != NULL);
+        CHECK_INT(rules->n_lines, 5);
+        CHECK(rules->lines[2].flags & LINE_HAS_GOTO);
+        CHECK_INT(rules->lines[2].goto_line, 4);
+        /* GOTOs do not cross files */
+        static const char other[] = "LABEL=\"c\"\n";
+        static const char first[] = "KERNEL==\"z\", GOTO=\"c\"\n";
+        free(log);
+        CHECK_INT(parse_capture(rules, first, sizeof(first) - 1, &log), 1);
+        free(log);
+        CHECK_INT(rules_parse_buffer(rules, "u.rules", other, sizeof(other) - 1), 0);
+        rules_free(rules);
+}
+
+static void test_format_check(void)
+{
+        static const struct {
+                const char *s;
+                int ok;
+                size_t off;
+        } t[] = {
+                {"plain", 1, 0},        {"%k%n%p%b%d%M%m%c%P%N%r%S%D%L%%", 1, 0},
+                {"$kernel$number$devpath$id$driver$major$minor$result$parent$name$links$root$sys$devnode$tempnode$$", 1, 0},
+                {"%s{size}$attr{a}$sysfs{b}%E{X}$env{Y}%c{1}%c{2+}$result{3}", 1, 0},
+                {"ab%q", 0, 2},         {"$nosuch", 0, 0},       {"%s", 0, 0},
+                {"x$env{}", 0, 1},      {"%c{0}", 0, 0},         {"%c{1-}", 0, 0},
+                {"%E{unterminated", 0, 0}, {"%", 0, 0},          {"a$", 0, 1},
+        };
+        for (size_t i = 0; i < ELEMENTSOF(t); i++) {
+                size_t off = 99;
+                const char *hint = NULL;
+                int r = format_check(t[i].s, &off, &hint);
+                CHECK_INT(r == 0, t[i].ok);
+                if (!t[i].ok) {
+                        CHECK_INT(off, t[i].off);
+                        CHECK(hint != NULL);
+                }
+        }
+}
+
+static void test_replace_chars(void)
+{
+        char a[] = "ab c/d\te\x01" "f\xc3\xa9g\xff" "h\\x2fi";
+        CHECK_INT(format_replace_chars(a, NULL), 5);
+        CHECK_STR(a, "ab_c_d_e_f\xc3\xa9g_h\\x2fi");
+        char b[] = "ab c/d\te";
+        CHECK_INT(format_replace_chars(b, "/ "), 1);
+        CHECK_STR(b, "ab c/d e");
+        char c[] = "x%$?,/ y";
+        CHECK_INT(format_replace_chars(c, FORMAT_ALLOWED_CHARS_INPUT), 0);
+}
+
+static void test_cmdline_split(void)
+{
+        char **argv = NULL;
+        CHECK_INT(cmdline_split("  prog a 'b c' \"d 'e'\" f\"g h\"i  ", &argv), 0);
+        CHECK_INT(strv_length(argv), 5);
+        if (strv_length(argv) == 5) {
+                CHECK_STR(argv[0], "prog");
+                CHECK_STR(argv[2], "b c");
+                CHECK_STR(argv[3], "d 'e'");
+                CHECK_STR(argv[4], "fg hi");
+        }
+        strv_free(argv);
+        CHECK_INT(cmdline_split("a 'b", &argv), -EINVAL);
+        CHECK_INT(cmdline_split("", &argv), 0);
+        CHECK_INT(strv_length(argv), 0);
+        strv_free(argv);
+}
+
+TEST_MAIN(TEST(test_stock_rules), TEST(test_broken_lines), TEST(test_nul_and_garbage), TEST(test_continuation_comments),
+          TEST(test_values_and_patterns), TEST(test_goto), TEST(test_format_check), TEST(test_replace_chars),
+          TEST(test_cmdline_split))
