@@ -5,6 +5,7 @@
 
 #include "log.h"
 #include "cmdline.h"
+#include "builtin-path_id.h"
 #include "strv.h"
 
 /* Kept sorted by name. Entries with run == NULL are names known to the rules language whose
@@ -18,7 +19,7 @@ static const struct builtin builtins[] = {
         {.name = "kmod", .help = "Kernel module loader"},
         {.name = "net_id", .help = "Network device properties", .run_once = true},
         {.name = "net_setup_link", .help = "Configure network link"},
-        {.name = "path_id", .help = "Compose persistent device path", .run_once = true},
+        {.name = "path_id", .run = builtin_path_id_run, .help = "Compose persistent device path", .run_once = true},
         {.name = "uaccess", .help = "Manage device node user ACL"},
         {.name = "usb_id", .help = "USB device properties", .run_once = true},
 };

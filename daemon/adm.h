@@ -16,6 +16,8 @@ int verb_settle(const struct adm_ctx *ctx, int argc, char **argv);
 int verb_info(const struct adm_ctx *ctx, int argc, char **argv);
 int verb_tree(const struct adm_ctx *ctx, int argc, char **argv);
 int verb_classes(const struct adm_ctx *ctx, int argc, char **argv);
+/* Runs one builtin in test mode on a device and prints the properties it sets (adm-test-builtin.c). */
+int verb_test_builtin(const struct adm_ctx *ctx, int argc, char **argv);
 
 /* Settles (shared by settle, trigger --settle and coldplug): waits until the run dir's queue
  * file is gone. 0 when settled, -ETIMEDOUT, other -errno. */

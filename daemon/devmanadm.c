@@ -27,6 +27,7 @@ static const struct verb verbs[] = {
         {"info", verb_info, "Show what devman knows about a device"},
         {"tree", verb_tree, "Show a class the way the kernel lays it out"},
         {"classes", verb_classes, "Tell for every class whether it is converted, legacy or mixed"},
+        {"test-builtin", verb_test_builtin, "Run a builtin command on a device and show its properties"},
         {"version", verb_version, "Show the version"},
 };
 

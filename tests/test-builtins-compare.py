@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""devman's builtins against the reference: `devmanadm test-builtin` and systemd-udevd 252's
+`udevadm test-builtin` run the same builtin command on the same device, and must set the same
+properties with the same values, and succeed or fail alike.
+
+  test-builtins-compare.py DEVMANADM fixture   every device of the converted fixture tree,
+                                               bind-mounted over /sys in a private mount namespace
+  test-builtins-compare.py DEVMANADM live      every device of the live machine's /sys
+
+Needs root, unshare(1) and udevadm; exits 77 (skip) otherwise."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+GEN = os.path.join(HERE, "gen-sysfs.py")
+
+# keyboard is left out: the reference performs its ioctls even in test mode
+COMMANDS = ["path_id", "usb_id", "input_id", "hwdb", "hwdb --subsystem=usb", "hwdb --subsystem=pci",
+            "hwdb --subsystem=input --lookup-prefix=evdev:", "hwdb 'usb:v046DpC077*'",
+            "hwdb --lookup-prefix=evdev: --subsystem=input"]
+
+
+def live_devices():
+    """Devpaths (below /sys) of the live machine, one per device directory with a uevent file;
+    loop devices other than loop0 are left out (other tests make and remove them all the time)."""
+    out = []
+    for top, dirs, files in os.walk("/sys/devices"):
+        dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(top, d))]
+        if "uevent" not in files or top == "/sys/devices":
+            continue
+        name = os.path.basename(top)
+        if name.startswith("loop") and name not in ("loop0", "loop-control"):
+            continue
+        out.append(top[len("/sys"):])
+    return sorted(out)
+
+
+def run_pairs(devmanadm, devpaths, sysroot, tmp):
+    """Runs both tools for every command on every device in one shell (one namespace when
+    sysroot is a fixture). Returns {(tool, cmd, devpath): (rc, [lines])}."""
+    script = []
+    if sysroot:
+        script += ["mount --bind %s /sys || exit 1" % sysroot]
+    script += ["export SYSTEMD_DEVICE_VERIFY_SYSFS=0 SYSTEMD_LOG_LEVEL=emerg"]
+    for p in devpaths:
+        for cmd in COMMANDS:
+            q = cmd.replace("'", "'\\''")
+            for tool, argv in (("ref", "udevadm test-builtin"), ("dm", devmanadm + " test-builtin")):
+                script.append("%s '%s' /sys%s 2>/dev/null; echo \"@@ $? %s %s %s\"" % (argv, q, p, tool, p, q))
+    path = os.path.join(tmp, "run.sh")
+    with open(path, "w") as f:
+        f.write("\n".join(script) + "\n")
+    cmd = ["sh", path]
+    if sysroot:
+        cmd = ["unshare", "-m", "--propagation", "private"] + cmd
+    r = subprocess.run(cmd, capture_output=True, text=True, errors="surrogateescape")
+    if r.returncode != 0 and "@@" not in r.stdout:
+        return None
+    res = {}
+    cur = []
+    for line in r.stdout.splitlines():
+        if line.startswith("@@ "):
+            rc, tool, path, command = line[3:].split(" ", 3)
+            res[(tool, command, path)] = (int(rc), cur)
+            cur = []
+        else:
+            cur.append(line)
+    return res
+
+
+def main():
+    if len(sys.argv) != 3 or sys.argv[2] not in ("fixture", "live"):
+        print(__doc__, file=sys.stderr)
+        return 2
+    devmanadm, mode = os.path.abspath(sys.argv[1]), sys.argv[2]
+    if os.geteuid() != 0 or not shutil.which("unshare") or not shutil.which("udevadm"):
+        print("skipped: needs root, unshare and udevadm")
+        return 77
+    with tempfile.TemporaryDirectory(prefix="test-builtins-compare.") as tmp:
+        if mode == "fixture":
+            root = os.path.join(tmp, "sys")
+            man = os.path.join(tmp, "manifest.json")
+            subprocess.run([sys.executable, GEN, "--manifest", man, root], check=True)
+            with open(man) as f:
+                devpaths = [d["devpath"] for d in json.load(f)["devices"]]
+            res = run_pairs(devmanadm, devpaths, root, tmp)
+        else:
+            devpaths = live_devices()
+            res = run_pairs(devmanadm, devpaths, None, tmp)
+    if res is None:
+        print("skipped: cannot bind-mount a fake /sys in a private mount namespace")
+        return 77
+
+    passed = failed = 0
+    with_props = 0
+    for p in devpaths:
+        for cmd in COMMANDS:
+            ref = res.get(("ref", cmd, p))
+            dm = res.get(("dm", cmd, p))
+            if ref is None or dm is None:
+                # the device went away between listing and running (live machine)
+                continue
+            want = dict(l.split("=", 1) for l in ref[1] if "=" in l)
+            got = dict(l.split("=", 1) for l in dm[1] if "=" in l)
+            ok = (ref[0] == 0) == (dm[0] == 0) and want == got
+            if want:
+                with_props += 1
+            if ok:
+                passed += 1
+            else:
+                failed += 1
+                print("FAIL: %s on %s: reference rc=%d %s\n      devman    rc=%d %s" %
+                      (cmd, p, ref[0], sorted(want.items()), dm[0], sorted(got.items())), file=sys.stderr)
+    # the comparison must have exercised something
+    if with_props == 0:
+        print("FAIL: the reference set no property on any device", file=sys.stderr)
+        failed += 1
+    print("compared %d device/command pairs, %d with properties" % (passed + failed, with_props))
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
