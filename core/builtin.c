@@ -6,6 +6,7 @@
 #include "log.h"
 #include "cmdline.h"
 #include "builtin-path_id.h"
+#include "builtin-usb_id.h"
 #include "strv.h"
 
 /* Kept sorted by name. Entries with run == NULL are names known to the rules language whose
@@ -21,7 +22,7 @@ static const struct builtin builtins[] = {
         {.name = "net_setup_link", .help = "Configure network link"},
         {.name = "path_id", .run = builtin_path_id_run, .help = "Compose persistent device path", .run_once = true},
         {.name = "uaccess", .help = "Manage device node user ACL"},
-        {.name = "usb_id", .help = "USB device properties", .run_once = true},
+        {.name = "usb_id", .run = builtin_usb_id_run, .help = "USB device properties", .run_once = true},
 };
 
 const struct builtin *builtin_lookup(const char *cmd)
