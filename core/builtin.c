@@ -5,6 +5,8 @@
 
 #include "log.h"
 #include "cmdline.h"
+#include "builtin-hwdb.h"
+#include "builtin-input_id.h"
 #include "builtin-path_id.h"
 #include "builtin-usb_id.h"
 #include "strv.h"
@@ -14,8 +16,8 @@
 static const struct builtin builtins[] = {
         {.name = "blkid", .help = "Filesystem and partition probing", .run_once = true},
         {.name = "btrfs", .help = "btrfs volume management"},
-        {.name = "hwdb", .help = "Hardware database"},
-        {.name = "input_id", .help = "Input device properties", .run_once = true},
+        {.name = "hwdb", .run = builtin_hwdb_run, .init = builtin_hwdb_init, .exit = builtin_hwdb_exit, .help = "Hardware database"},
+        {.name = "input_id", .run = builtin_input_id_run, .help = "Input device properties", .run_once = true},
         {.name = "keyboard", .help = "Keyboard scancode mapping and touchpad/pointingstick characteristics"},
         {.name = "kmod", .help = "Kernel module loader"},
         {.name = "net_id", .help = "Network device properties", .run_once = true},
