@@ -281,6 +281,21 @@ def pci_device(m, parent, slot, driver, vendor, device, pci_class, subsys=(0x17a
     return m.bus(parent, slot, "pci", driver=driver, module=module or driver, attrs=attrs, env=env)
 
 
+def usb_descriptors(ids, dev_class, interfaces):
+    """The raw `descriptors` attribute: device descriptor, one configuration with each
+    interface (alternate setting 0) followed by one bulk endpoint."""
+    vendor, product, bcd = ids
+    dev = bytes([18, 1, 0x00, 0x02, dev_class[0], dev_class[1], dev_class[2], 64,
+                 vendor & 0xff, vendor >> 8, product & 0xff, product >> 8, bcd & 0xff, bcd >> 8, 1, 2, 3, 1])
+    body = b""
+    for num, (icls, isub, iproto, _driver, _module) in enumerate(interfaces):
+        body += bytes([9, 4, num, 0, 1, icls, isub, iproto, 0])
+        body += bytes([7, 5, 0x81 + num, 2, 0x00, 0x02, 0])
+    total = 9 + len(body)
+    conf = bytes([9, 2, total & 0xff, total >> 8, len(interfaces), 1, 0, 0x80, 50])
+    return (dev + conf + body, 0o444)
+
+
 def usb_device(m, parent, name, busnum, devnum, ids, strings, dev_class=(0, 0, 0), speed="480",
                version=" 2.00", interfaces=(), maxchild=0, devpath=None):
     """A USB device (bus usb, devtype usb_device, driver usb), its usb_device class device
@@ -303,6 +318,7 @@ def usb_device(m, parent, name, busnum, devnum, ids, strings, dev_class=(0, 0, 0
         attrs["serial"] = serial + "\n"
     env = [("PRODUCT", "%x/%x/%x" % ids), ("TYPE", "%d/%d/%d" % dev_class),
            ("BUSNUM", "%03d" % busnum), ("DEVNUM", "%03d" % devnum)]
+    attrs["descriptors"] = usb_descriptors(ids, dev_class, interfaces)
     dev = m.bus(parent, name, "usb", devtype="usb_device", driver="usb", module="usbcore", attrs=attrs, env=env)
     m.cls(dev, "usbdev%d.%d" % (busnum, devnum), "usb_device",
           devt=("char", USB_MAJOR_DEV, (busnum - 1) * 128 + (devnum - 1)),
@@ -426,9 +442,15 @@ def build_machine():
         parent = parent or serio[1]
         stype = "06" if idx == 0 else "01"
         modalias = "serio:ty%spr00id00ex00" % stype
+        sattrs = {"description": desc + "\n", "modalias": modalias + "\n", "id/type": stype + "\n",
+                  "id/proto": "00\n", "id/id": "00\n", "id/extra": "00\n"}
+        # what the keyboard builtin writes: atkbd's force-release list, the TrackPoint's sensitivity
+        if driver == "atkbd":
+            sattrs["force_release"] = ("369-370\n", 0o644)
+        if idx == 2:
+            sattrs["sensitivity"] = ("128\n", 0o644)
         serio.append(m.bus(parent, "serio%d" % idx, "serio", driver=driver, module=driver,
-                           attrs={"description": desc + "\n", "modalias": modalias + "\n", "id/type": stype + "\n",
-                                  "id/proto": "00\n", "id/id": "00\n", "id/extra": "00\n"},
+                           attrs=sattrs,
                            env=[("SERIO_TYPE", stype), ("SERIO_PROTO", "00"), ("SERIO_ID", "00"),
                                 ("SERIO_EXTRA", "00"), ("MODALIAS", modalias)]))
     serial8250 = m.bus(platform, "serial8250", "platform", driver="serial8250", module="8250",
@@ -568,7 +590,7 @@ class Writer:
         self.mkdir(os.path.dirname(path))
         fd = os.open(self.real(path), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
         try:
-            os.write(fd, content.encode())
+            os.write(fd, content if isinstance(content, bytes) else content.encode())
         finally:
             os.close(fd)
 
