@@ -7,6 +7,7 @@
 #include "cmdline.h"
 #include "builtin-hwdb.h"
 #include "builtin-input_id.h"
+#include "builtin-keyboard.h"
 #include "builtin-path_id.h"
 #include "builtin-usb_id.h"
 #include "strv.h"
@@ -18,7 +19,7 @@ static const struct builtin builtins[] = {
         {.name = "btrfs", .help = "btrfs volume management"},
         {.name = "hwdb", .run = builtin_hwdb_run, .init = builtin_hwdb_init, .exit = builtin_hwdb_exit, .help = "Hardware database"},
         {.name = "input_id", .run = builtin_input_id_run, .help = "Input device properties", .run_once = true},
-        {.name = "keyboard", .help = "Keyboard scancode mapping and touchpad/pointingstick characteristics"},
+        {.name = "keyboard", .run = builtin_keyboard_run, .help = "Keyboard scancode mapping and touchpad/pointingstick characteristics"},
         {.name = "kmod", .help = "Kernel module loader"},
         {.name = "net_id", .help = "Network device properties", .run_once = true},
         {.name = "net_setup_link", .help = "Configure network link"},
