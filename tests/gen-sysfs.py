@@ -377,6 +377,154 @@ def net_device(m, parent, name, ifindex, address, type_=1, flags="0x1003"):
                  env=[("INTERFACE", name), ("IFINDEX", str(ifindex))])
 
 
+
+def scsi_stack(m, host_parent, hostnum, target, lun, disk, minor, channel=0, sdev_attrs=None, host=None,
+               target_parent=None, rest=None):
+    """host<N>/target<N>:<C>:<T>/<N>:<C>:<T>:<L>/block/<disk> (host and the target's parent may be
+    given); returns (host, scsi_device)."""
+    host = host or m.bus(host_parent, "host%d" % hostnum, "scsi", devtype="scsi_host")
+    tgt = m.bus(target_parent or host, "target%d:%d:%d" % (hostnum, channel, target), "scsi", devtype="scsi_target")
+    attrs = {"vendor": "ZOO     \n", "model": "Disk            \n", "rev": "0001\n", "type": "0\n"}
+    attrs.update(sdev_attrs or {})
+    sdev = m.bus(tgt, "%d:%d:%d:%d" % (hostnum, channel, target, lun), "scsi", devtype="scsi_device",
+                 driver="sd", module="sd_mod", attrs=attrs, env=[("MODALIAS", "scsi:t-0x00")])
+    if disk:
+        block_device(m, sdev, disk, 8, minor, 1000, ())
+    return host, sdev
+
+
+def add_zoo(m):
+    """--zoo: more buses and storage transports on top of the machine, for the path_id cases it
+    does not have (SAS direct, behind an expander and on a wide port; iSCSI; Fibre Channel with
+    a large LUN; Hyper-V; NVMe multipath; virtio; port multiplier; FireWire SBP-2; SCSI tape;
+    cciss; MMC; bcma; SPI; s390 ccw and AP; Xen)."""
+    pci = m.by_path["/devices/pci0000:00"]
+    # SAS HBA: a direct disk (one phy), an expander with a disk, a wide port (four phys)
+    hba = pci_device(m, pci, "0000:03:00.0", "mpt3sas", 0x1000, 0x0097, 0x010700)
+    host7 = m.bus(hba, "host7", "scsi", devtype="scsi_host")
+    port0 = m.plain(host7, "port-7:0")
+    m.cls(port0, "port-7:0", "sas_port", attrs={"num_phys": "1\n"})
+    end0 = m.plain(port0, "end_device-7:0")
+    m.cls(end0, "end_device-7:0", "sas_device", attrs={"sas_address": "0x5000c50012345671\n", "phy_identifier": "3\n"})
+    scsi_stack(m, None, 7, 0, 0, "sdc", 32, host=host7, target_parent=end0)
+    port1 = m.plain(host7, "port-7:1")
+    m.cls(port1, "port-7:1", "sas_port", attrs={"num_phys": "4\n"})
+    exp = m.plain(port1, "expander-7:0")
+    m.cls(exp, "expander-7:0", "sas_device", attrs={"sas_address": "0x500605b0000272bf\n", "phy_identifier": "0\n"})
+    port2 = m.plain(exp, "port-7:0:0")
+    m.cls(port2, "port-7:0:0", "sas_port", attrs={"num_phys": "1\n"})
+    end1 = m.plain(port2, "end_device-7:0:0")
+    m.cls(end1, "end_device-7:0:0", "sas_device", attrs={"sas_address": "0x5000c50012345672\n",
+                                                          "phy_identifier": "5\n"})
+    scsi_stack(m, None, 7, 1, 0, "sdd", 48, host=host7, target_parent=end1)
+    port3 = m.plain(exp, "port-7:0:1")
+    m.cls(port3, "port-7:0:1", "sas_port", attrs={"num_phys": "4\n"})
+    end2 = m.plain(port3, "end_device-7:0:1")
+    m.cls(end2, "end_device-7:0:1", "sas_device", attrs={"sas_address": "0x5000c50012345673\n",
+                                                          "phy_identifier": "8\n"})
+    scsi_stack(m, None, 7, 2, 0, "sde", 64, host=host7, target_parent=end2)
+
+    # iSCSI (software initiator: hosts hang below /devices/platform)
+    platform = m.by_path["/devices/platform"]
+    host8 = m.bus(platform, "host8", "scsi", devtype="scsi_host")
+    session = m.plain(host8, "session1")
+    m.cls(session, "session1", "iscsi_session", attrs={"targetname": "iqn.2024-01.org.example:storage\n"})
+    conn = m.plain(session, "connection1:0")
+    m.cls(conn, "connection1:0", "iscsi_connection", attrs={"persistent_address": "192.0.2.10\n",
+                                                             "persistent_port": "3260\n"})
+    scsi_stack(m, None, 8, 0, 0, "sdf", 80, host=host8, target_parent=session)
+
+    # Fibre Channel, LUN 16385 (beyond peripheral addressing)
+    fc = pci_device(m, pci, "0000:04:00.0", "qla2xxx", 0x1077, 0x2532, 0x0c0400)
+    host9 = m.bus(fc, "host9", "scsi", devtype="scsi_host")
+    rport = m.plain(host9, "rport-9:0-0")
+    _, fc_sdev = scsi_stack(m, None, 9, 0, 16385, "sdg", 96, host=host9, target_parent=rport)
+    m.cls(fc_sdev.parent, "target9:0:0", "fc_transport", attrs={"port_name": "0x50060e8007e2c000\n",
+                                                                 "node_name": "0x50060e8007e2c001\n"})
+
+    # Hyper-V storage below the VMBus ACPI device
+    acpi_bus = m.by_path["/devices/LNXSYSTM:00/LNXSYBUS:00"]
+    vmbus_acpi = m.bus(acpi_bus, "VMBUS:00", "acpi", attrs={"hid": "VMBUS\n", "modalias": "acpi:VMBUS:\n"},
+                       env=[("MODALIAS", "acpi:VMBUS:")])
+    guid = "f8b3781a-1e82-4818-a1c3-63d806ec15bb"
+    vm = m.bus(vmbus_acpi, guid, "vmbus", driver="hv_storvsc", module="hv_storvsc",
+               attrs={"device_id": "{%s}\n" % guid, "class_id": "{ba6163d9-04a1-4d29-b605-72e2ffb1dc7f}\n"})
+    scsi_stack(m, vm, 10, 0, 0, "sdh", 112)
+
+    # NVMe with multipathing: the namespace below the virtual subsystem device
+    nvme_pci = pci_device(m, pci, "0000:05:00.0", "nvme", 0x144d, 0xa80a, 0x010802)
+    m.cls(nvme_pci, "nvme1", "nvme", devt=("char", 241, 1), attrs={"transport": "pcie\n"})
+    subsys = m.cls(None, "nvme-subsys1", "nvme-subsystem", attrs={"subsysnqn": "nqn.2024-01.org.example:n1\n"})
+    block_device(m, subsys, "nvme1n1", 259, 8, 1000, (500,), part_sep="p")
+
+    # virtio block
+    virtio_pci = pci_device(m, pci, "0000:00:02.0", "virtio-pci", 0x1af4, 0x1042, 0x018000, module="virtio_pci")
+    virtio = m.bus(virtio_pci, "virtio0", "virtio", driver="virtio_blk", module="virtio_blk",
+                   attrs={"device": "0x0002\n", "vendor": "0x1af4\n"}, env=[("MODALIAS", "virtio:d00000002v00001AF4")])
+    block_device(m, virtio, "vda", 254, 0, 1000, (500,))
+
+    # a disk behind a SATA port multiplier (channel = PMP port)
+    ahci = m.by_path["/devices/pci0000:00/0000:00:1f.2"]
+    ata2 = m.plain(ahci, "ata2", devtype="ata_port")
+    m.cls(ata2, "ata2", "ata_port", attrs={"port_no": "2\n", "nr_pmp_links": "15\n"})
+    scsi_stack(m, ata2, 1, 0, 0, "sdi", 128, channel=2)
+
+    # FireWire SBP-2 disk, and a SCSI tape with its mode variants
+    ohci = pci_device(m, pci, "0000:06:00.0", "firewire_ohci", 0x104c, 0x8023, 0x0c0010)
+    fw = m.bus(ohci, "fw1.0", "firewire", driver="firewire_sbp2", module="firewire_sbp2")
+    scsi_stack(m, fw, 11, 0, 0, "sdj", 144, sdev_attrs={"ieee1394_id": "0001d20000123456:0:0\n"})
+    tape_hba = pci_device(m, pci, "0000:06:01.0", "mptspi", 0x1000, 0x0030, 0x010000)
+    _, tape = scsi_stack(m, tape_hba, 12, 3, 0, None, 0, sdev_attrs={"type": "1\n"})
+    for i, name in enumerate(("st0", "st0l", "nst0", "nst0a", "stl", "nsta")):
+        m.cls(tape, name, "scsi_tape", devt=("char", 9, 128 * (i // 2) + (i % 2) * 128 + i))
+
+    # Compaq Smart Array: block device names with a '!' (cciss/c0d0)
+    cciss = pci_device(m, pci, "0000:07:00.0", "cciss", 0x103c, 0x3230, 0x010400)
+    ctrl = m.plain(cciss, "cciss0")
+    c0d0 = m.bus(ctrl, "c0d0", "cciss")
+    m.cls(c0d0, "cciss!c0d0", "block", devt=("block", 104, 0), devname="cciss/c0d0", devtype="disk",
+          attrs={"size": "1000\n"})
+
+    # SD card on a PCI SDHCI controller
+    sdhci = pci_device(m, pci, "0000:00:1e.6", "sdhci-pci", 0x8086, 0x9d2d, 0x080501, module="sdhci_pci")
+    mmc0 = m.cls(sdhci, "mmc0", "mmc_host")
+    card = m.bus(mmc0, "mmc0:aaaa", "mmc", driver="mmcblk", module="mmc_block", devtype="SD",
+                 attrs={"name": "SC32G\n", "serial": "0x12345678\n", "type": "SD\n"}, env=[("MMC_TYPE", "SD")])
+    block_device(m, card, "mmcblk0", 179, 0, 1000, (500,), part_sep="p")
+
+    # Broadcom bcma core with a network interface
+    bcma_pci = pci_device(m, pci, "0000:08:00.0", "bcma-pci-bridge", 0x14e4, 0x4331, 0x028000, module="bcma")
+    core = m.bus(bcma_pci, "bcma0:1", "bcma", driver="b43", module="b43")
+    net_device(m, core, "wlan0", 7, "00:11:22:33:44:55")
+
+    # SPI: a serial port on chip select 1 of a platform SPI controller
+    spi_ctrl = m.bus(platform, "fe204000.spi", "platform", driver="spi-bcm2835", module="spi_bcm2835",
+                     env=[("MODALIAS", "of:NspiT(null)Cbrcm,bcm2835-spi")])
+    master = m.cls(spi_ctrl, "spi0", "spi_master")
+    sc16 = m.bus(master, "spi0.1", "spi", driver="sc16is7xx", module="sc16is7xx", env=[("MODALIAS", "spi:sc16is752")])
+    m.cls(sc16, "ttySC0", "tty", devt=("char", 239, 0))
+
+    # s390: a DASD on a channel subsystem device, a crypto queue on the AP bus
+    css = m.plain(None, "css0")
+    sch = m.bus(css, "0.0.0000", "css", driver="io_subchannel", module="ccw")
+    dasd = m.bus(sch, "0.0.0100", "ccw", driver="dasd-eckd", module="dasd_eckd_mod",
+                 env=[("CU_TYPE", "3990"), ("MODALIAS", "ccw:t3990m0Edt3390dm0C")])
+    block_device(m, dasd, "dasda", 94, 0, 1000, (500,))
+    ap = m.plain(None, "ap")
+    card00 = m.bus(ap, "card00", "ap", driver="cex4card", module="zcrypt_cex4",
+                   attrs={"type": "CEX7C\n", "ap_functions": "0x92000000\n"})
+    queue = m.bus(card00, "00.0005", "ap", driver="cex4queue", module="zcrypt_cex4")
+    m.cls(queue, "zcrypt0", "misc", devt=("char", 10, 60))
+
+    # Xen: a paravirtual disk (xen is a known parent but no transport: no path for the disk)
+    vbd = m.bus(None, "vbd-51712", "xen", driver="vbd", module="xen_blkfront", devtype="vbd",
+                env=[("XENBUS_TYPE", "vbd"), ("MODALIAS", "xen:vbd")])
+    block_device(m, vbd, "xvda", 202, 0, 1000, ())
+    xen_con = m.bus(None, "console-0", "xen", driver="xenconsole", devtype="console")
+    m.cls(xen_con, "hvc1", "tty", devt=("char", 229, 1))
+    return m
+
+
 def build_machine():
     """The one fixture machine. Changing it changes what the fixture tests expect: keep
     tests/test-gen-sysfs.py's hand-written expectations in step."""
@@ -801,6 +949,8 @@ def main(argv):
     ap.add_argument("--break", dest="break_kind", choices=sorted(BREAKS), help="write a broken conversion")
     ap.add_argument("--scale", type=int, metavar="N", help="generate N synthetic devices instead of the machine")
     ap.add_argument("--manifest", metavar="FILE", help="write a JSON manifest of the device table")
+    ap.add_argument("--zoo", action="store_true",
+                    help="add more buses and storage transports (SAS, iSCSI, FC, Hyper-V, NVMe multipath, ...)")
     ap.add_argument("outdir")
     args = ap.parse_args(argv)
 
@@ -815,6 +965,10 @@ def main(argv):
 
     os.umask(0)
     m = build_scale(args.scale) if args.scale is not None else build_machine()
+    if args.zoo:
+        if args.scale is not None:
+            ap.error("--zoo and --scale exclude each other")
+        add_zoo(m)
     root = os.path.abspath(args.outdir)
     os.makedirs(root, 0o755, exist_ok=True)
     (write_converted if args.layout == "converted" else write_legacy)(m, root)

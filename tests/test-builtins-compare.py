@@ -86,7 +86,7 @@ def main():
         if mode == "fixture":
             root = os.path.join(tmp, "sys")
             man = os.path.join(tmp, "manifest.json")
-            subprocess.run([sys.executable, GEN, "--manifest", man, root], check=True)
+            subprocess.run([sys.executable, GEN, "--zoo", "--manifest", man, root], check=True)
             with open(man) as f:
                 devpaths = [d["devpath"] for d in json.load(f)["devices"]]
             res = run_pairs(devmanadm, devpaths, root, tmp)

@@ -25,7 +25,7 @@ struct fx {
         struct builtin_ctx ctx;
 };
 
-static void fx_init(struct fx *f)
+static void fx_init_args(struct fx *f, const char *args)
 {
         const char *src = getenv("DEVMAN_SOURCE_ROOT");
         char *cmd = NULL;
@@ -34,7 +34,7 @@ static void fx_init(struct fx *f)
         f->tmp = test_tmpdir_new("builtins");
         if (asprintf(&f->sys, "%s/sys", f->tmp) < 0)
                 abort();
-        if (asprintf(&cmd, "python3 %s/tests/gen-sysfs.py %s", src ? src : ".", f->sys) < 0)
+        if (asprintf(&cmd, "python3 %s/tests/gen-sysfs.py %s %s", src ? src : ".", args, f->sys) < 0)
                 abort();
         if (system(cmd) != 0) {
                 fprintf(stderr, "gen-sysfs.py failed\n");
@@ -49,6 +49,11 @@ static void fx_init(struct fx *f)
                 abort();
         free(dev);
         f->ctx.sysfs_root = f->sys;
+}
+
+static void fx_init(struct fx *f)
+{
+        fx_init_args(f, "");
 }
 
 static void fx_done(struct fx *f)
@@ -167,6 +172,59 @@ static void test_path_id(void)
         CHECK(!PROP(d, "ID_PATH"));
         d = dev_of(&f, "/class/block/loop0");
         CHECK_INT(run(&f, d, "path_id"), -ENOENT);
+        fx_done(&f);
+}
+
+/* The transports of gen-sysfs.py --zoo; each value follows from the topology written there. */
+static void test_path_id_zoo(void)
+{
+        static const struct {
+                const char *dev, *path, *compat;
+        } cases[] = {
+                /* SAS: one phy straight to the HBA, behind an expander, on a wide port */
+                {"/class/block/sdc", "pci-0000:03:00.0-sas-phy3-lun-0", NULL},
+                {"/class/block/sdd", "pci-0000:03:00.0-sas-exp0x500605b0000272bf-phy5-lun-0", NULL},
+                {"/class/block/sde", "pci-0000:03:00.0-sas-0x5000c50012345673-lun-0", NULL},
+                {"/class/block/sdf", "ip-192.0.2.10:3260-iscsi-iqn.2024-01.org.example:storage-lun-0", NULL},
+                /* LUN 16385 = 0x4001: the 64-bit LUN form */
+                {"/class/block/sdg", "pci-0000:04:00.0-fc-0x50060e8007e2c000-lun-0x4001000000000000", NULL},
+                {"/class/block/sdh", "acpi-VMBUS:00-vmbus-f8b3781a1e824818a1c363d806ec15bb-lun-0", NULL},
+                /* multipath: the controller's PCI position, not the virtual subsystem's */
+                {"/class/block/nvme1n1", "pci-0000:05:00.0-nvme-1", NULL},
+                {"/class/block/vda", "pci-0000:00:02.0", NULL},
+                {"/class/block/sdi", "pci-0000:00:1f.2-ata-2.2.0", "pci-0000:00:1f.2-ata-2"},
+                {"/class/block/sdj", "pci-0000:06:00.0-ieee1394-0x0001d20000123456:0:0", NULL},
+                /* tape: the mode letter only right after "st"/"nst" */
+                {"/class/scsi_tape/st0", "pci-0000:06:01.0-scsi-0:0:3:0", NULL},
+                {"/class/scsi_tape/nst0a", "pci-0000:06:01.0-scsi-0:0:3:0", NULL},
+                {"/class/scsi_tape/stl", "pci-0000:06:01.0-scsi-0:0:3:0-stl", NULL},
+                {"/class/scsi_tape/nsta", "pci-0000:06:01.0-scsi-0:0:3:0-nsta", NULL},
+                {"/class/block/cciss!c0d0", "pci-0000:07:00.0-cciss-disk0", NULL},
+                {"/class/net/wlan0", "pci-0000:08:00.0-bcma-1", NULL},
+                {"/class/tty/ttySC0", "platform-fe204000.spi-cs-1", NULL},
+                {"/class/block/dasda", "ccw-0.0.0100", NULL},
+                {"/class/misc/zcrypt0", "ap-00.0005", NULL},
+                {"/class/tty/hvc1", "xen-console-0", NULL},
+        };
+        struct fx f;
+        fx_init_args(&f, "--zoo");
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct device *d = dev_of(&f, cases[i].dev);
+                int r = run(&f, d, "path_id");
+                if (r < 0 || !streq_ptr(PROP(d, "ID_PATH"), cases[i].path))
+                        fprintf(stderr, "%s: r=%d ID_PATH=%s\n", cases[i].dev, r, strna(PROP(d, "ID_PATH")));
+                CHECK_INT(r, 0);
+                CHECK_STR(PROP(d, "ID_PATH"), cases[i].path);
+                CHECK(streq_ptr(PROP(d, "ID_PATH_ATA_COMPAT"), cases[i].compat));
+        }
+        /* no path: an MMC card has no known transport, a Xen disk neither, an NVMe partition
+         * has no namespace id of its own */
+        static const char *const none[] = {"/class/block/mmcblk0", "/class/block/xvda", "/class/block/nvme1n1p1"};
+        for (size_t i = 0; i < ELEMENTSOF(none); i++) {
+                struct device *d = dev_of(&f, none[i]);
+                CHECK_INT(run(&f, d, "path_id"), -ENOENT);
+                CHECK(!PROP(d, "ID_PATH"));
+        }
         fx_done(&f);
 }
 
@@ -605,5 +663,5 @@ static void test_keyboard_sysfs(void)
         fx_done(&f);
 }
 
-TEST_MAIN(TEST(test_table), TEST(test_path_id), TEST(test_usb_id), TEST(test_bitmap), TEST(test_classify),
+TEST_MAIN(TEST(test_table), TEST(test_path_id), TEST(test_path_id_zoo), TEST(test_usb_id), TEST(test_bitmap), TEST(test_classify),
           TEST(test_input_id), TEST(test_hwdb), TEST(test_keyboard_parse), TEST(test_keyboard_sysfs))
