@@ -146,7 +146,7 @@ static int search(struct builtin_ctx *ctx, struct device *dev, struct device *sr
                 _cleanup_free_ char *composed = NULL;
                 const char *modalias = device_get_property(d, "MODALIAS");
                 bool last = false;
-                if (streq(d->subsystem, "usb") && streq_ptr(d->devtype, "usb_device")) {
+                if (streq(d->subsystem, "usb") && streq_ptr(builtin_devtype(d), "usb_device")) {
                         if (!modalias)
                                 modalias = composed = usb_modalias(ctx, d);
                         last = true;

@@ -238,6 +238,12 @@ int builtin_input_id_run(struct builtin_ctx *ctx, struct device *dev, int argc _
         /* the input device with the bitmaps: dev itself or an input ancestor */
         while (input && device_get_sysattr(input, ctx->sysfs_root, "capabilities/ev", &v) < 0)
                 input = device_find_parent_with_subsystem(input, "input", NULL, false);
+        /* legacy layout: eventN sits inside inputN's directory, its parent is the physical device */
+        if (!input) {
+                struct device *outer = builtin_enclosing_class_device(dev);
+                if (outer && device_get_sysattr(outer, ctx->sysfs_root, "capabilities/ev", &v) >= 0)
+                        input = outer;
+        }
 
         if (input) {
                 struct input_caps caps = {};

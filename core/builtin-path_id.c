@@ -109,7 +109,7 @@ static char *lun_string(const struct device *d)
 
 static struct device *parent_of_type(struct device *d, const char *subsystem, const char *devtype)
 {
-        return device_find_parent_with_subsystem(d, subsystem, devtype, false);
+        return builtin_find_parent(d, subsystem, devtype);
 }
 
 static struct device *handle_scsi_fc(struct builtin_ctx *ctx, struct device *d, struct path *p)
@@ -284,7 +284,7 @@ static struct device *handle_scsi_hyperv(struct builtin_ctx *ctx, struct device 
 
 static struct device *handle_scsi(struct builtin_ctx *ctx, struct device *d, struct path *p)
 {
-        if (!streq_ptr(d->devtype, "scsi_device"))
+        if (!streq_ptr(builtin_devtype(d), "scsi_device"))
                 return d;
 
         _cleanup_free_ char *ieee1394 = builtin_sysattr_opt(ctx, d, "ieee1394_id");
@@ -345,7 +345,8 @@ static void handle_scsi_tape(struct device *d, struct path *p)
 
 static struct device *handle_usb(struct device *d, struct path *p)
 {
-        if (!streq_ptr(d->devtype, "usb_interface") && !streq_ptr(d->devtype, "usb_device"))
+        const char *devtype = builtin_devtype(d);
+        if (!streq_ptr(devtype, "usb_interface") && !streq_ptr(devtype, "usb_device"))
                 return d;
         const char *port = strchr(d->sysname, '-');
         if (!port)

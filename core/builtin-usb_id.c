@@ -199,7 +199,7 @@ static void usb_info_done(struct usb_info *i)
  * keeps what was set: the reference's behaviour). */
 static int scsi_info(const struct builtin_ctx *ctx, struct device *dev, struct usb_info *info)
 {
-        struct device *scsi = device_find_parent_with_subsystem(dev, "scsi", "scsi_device", false);
+        struct device *scsi = builtin_find_parent(dev, "scsi", "scsi_device");
         int host, bus, target, lun;
 
         if (!scsi || sscanf(scsi->sysname, "%d:%d:%d:%d", &host, &bus, &target, &lun) != 4)
@@ -283,12 +283,12 @@ int builtin_usb_id_run(struct builtin_ctx *ctx, struct device *dev, int argc _un
         const char *driver = NULL;
         int r;
 
-        if (streq_ptr(dev->devtype, "usb_device")) {
+        if (streq_ptr(builtin_devtype(dev), "usb_device")) {
                 /* called for the USB device itself: only its own strings */
                 usb = dev;
                 (void)read_interfaces(ctx, usb, &info.interfaces);
         } else {
-                intf = device_find_parent_with_subsystem(dev, "usb", "usb_interface", false);
+                intf = builtin_find_parent(dev, "usb", "usb_interface");
                 if (!intf)
                         return -ENODEV;
                 ifnum = builtin_sysattr_opt(ctx, intf, "bInterfaceNumber");
@@ -312,7 +312,7 @@ int builtin_usb_id_run(struct builtin_ctx *ctx, struct device *dev, int argc _un
                 } else
                         info.type = usb_id_iftype((unsigned)cls);
 
-                usb = device_find_parent_with_subsystem(intf, "usb", "usb_device", false);
+                usb = builtin_find_parent(intf, "usb", "usb_device");
                 if (!usb)
                         return -ENODEV;
                 (void)read_interfaces(ctx, usb, &info.interfaces);

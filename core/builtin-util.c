@@ -47,3 +47,64 @@ int builtin_device_by_subsystem_sysname(const struct device *ref, const char *su
         }
         return -ENODEV;
 }
+
+static bool all_digits(const char *s)
+{
+        if (!*s)
+                return false;
+        for (; *s; s++)
+                if (*s < '0' || *s > '9')
+                        return false;
+        return true;
+}
+
+const char *builtin_devtype(const struct device *d)
+{
+        unsigned a, b, c, e;
+        int n = 0;
+
+        if (d->devtype || !d->subsystem)
+                return d->devtype;
+        if (streq(d->subsystem, "usb")) {
+                const char *num = startswith(d->sysname, "usb");
+                if (strchr(d->sysname, ':'))
+                        return "usb_interface";
+                if ((num && all_digits(num)) || strchr(d->sysname, '-'))
+                        return "usb_device";
+                return NULL;
+        }
+        if (streq(d->subsystem, "scsi")) {
+                const char *num = startswith(d->sysname, "host");
+                if (num && all_digits(num))
+                        return "scsi_host";
+                if (sscanf(d->sysname, "target%u:%u:%u%n", &a, &b, &c, &n) == 3 && !d->sysname[n])
+                        return "scsi_target";
+                if (sscanf(d->sysname, "%u:%u:%u:%u%n", &a, &b, &c, &e, &n) == 4 && !d->sysname[n])
+                        return "scsi_device";
+        }
+        return NULL;
+}
+
+struct device *builtin_find_parent(struct device *d, const char *subsystem, const char *devtype)
+{
+        for (struct device *p = d->parent; p; p = p->parent)
+                if (device_subsystem_is(p, subsystem) && (!devtype || streq_ptr(builtin_devtype(p), devtype)))
+                        return p;
+        return NULL;
+}
+
+struct device *builtin_enclosing_class_device(const struct device *d)
+{
+        if (d->layout != DEVICE_LAYOUT_LEGACY || !d->model)
+                return NULL;
+        const char *slash = strrchr(d->devpath, '/');
+        if (!slash || slash == d->devpath)
+                return NULL;
+        _cleanup_free_ char *dir = strndup(d->devpath, (size_t)(slash - d->devpath));
+        if (!dir)
+                return NULL;
+        struct device *p = NULL;
+        if (model_resolve(d->model, dir, &p) < 0)
+                return NULL;
+        return p && p->layout == DEVICE_LAYOUT_LEGACY ? p : NULL;
+}

@@ -21,6 +21,20 @@ char *builtin_sysattr_opt(const struct builtin_ctx *ctx, struct device *d, const
 int builtin_device_by_subsystem_sysname(const struct device *ref, const char *subsystem, const char *sysname,
                                         struct device **ret);
 
+/* The device's DEVTYPE; for USB and SCSI devices without one (pre-2.6.18 kernels exported
+ * none) the type their name implies: usb_device/usb_interface, scsi_host/scsi_target/
+ * scsi_device. NULL when unknown. */
+const char *builtin_devtype(const struct device *d);
+
+/* The nearest ancestor (not d itself) of subsystem and, if devtype is non-NULL, of that
+ * builtin_devtype(). Borrowed, NULL if none. */
+struct device *builtin_find_parent(struct device *d, const char *subsystem, const char *devtype);
+
+/* On the legacy layout a class device nested in another one (/class/input/input0/event0):
+ * the enclosing class device, whose record is not its parent (that is the physical device).
+ * NULL otherwise. Borrowed. */
+struct device *builtin_enclosing_class_device(const struct device *d);
+
 /* True when the device record's subsystem is s. */
 static inline bool device_subsystem_is(const struct device *d, const char *s)
 {

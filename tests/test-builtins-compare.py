@@ -7,8 +7,12 @@ properties with the same values, and succeed or fail alike.
   test-builtins-compare.py DEVMANADM fixture   every device of the converted fixture tree,
                                                bind-mounted over /sys in a private mount namespace
   test-builtins-compare.py DEVMANADM live      every device of the live machine's /sys
+  test-builtins-compare.py DEVMANADM layouts   devman alone: every device of the fixture machine
+                                               gives the same properties in the legacy layout
+                                               (pre-2.6.18 class directories, no DEVTYPE) as in
+                                               the converted one
 
-Needs root, unshare(1) and udevadm; exits 77 (skip) otherwise."""
+fixture and live need root, unshare(1) and udevadm; they exit 77 (skip) otherwise."""
 
 import json
 import os
@@ -74,11 +78,59 @@ def run_pairs(devmanadm, devpaths, sysroot, tmp):
     return res
 
 
+def devman_props(devmanadm, sysroot, cmd, devpath):
+    r = subprocess.run([devmanadm, "--sysfs=" + sysroot, "test-builtin", cmd, devpath], capture_output=True,
+                       text=True, errors="surrogateescape")
+    return r.returncode, dict(l.split("=", 1) for l in r.stdout.splitlines() if "=" in l)
+
+
+# Known differences between the layouts, each asserted as it is: a legacy block device's parent
+# is the physical device its `device` link names, so the class device between them (nvme0) is
+# not on the way up and path_id finds no NVMe namespace element.
+LAYOUT_DIFFERENCES = {("path_id", "/block/nvme0n1"): (1, {})}
+
+
+def compare_layouts(devmanadm):
+    """The builtins see the same machine through both layouts (no reference needed)."""
+    passed = failed = with_props = 0
+    with tempfile.TemporaryDirectory(prefix="test-builtins-layouts.") as tmp:
+        roots = {}
+        for layout in ("converted", "legacy"):
+            roots[layout] = os.path.join(tmp, layout)
+            man = os.path.join(tmp, layout + ".json")
+            subprocess.run([sys.executable, GEN, "--layout", layout, "--manifest", man, roots[layout]], check=True)
+        with open(os.path.join(tmp, "legacy.json")) as f:
+            devices = json.load(f)["devices"]
+        for d in devices:
+            for cmd in ("path_id", "usb_id", "input_id", "hwdb", "hwdb --subsystem=usb"):
+                conv = devman_props(devmanadm, roots["converted"], cmd, d["devpath"])
+                leg = devman_props(devmanadm, roots["legacy"], cmd, d["legacy_devpath"])
+                if conv[1]:
+                    with_props += 1
+                known = LAYOUT_DIFFERENCES.get((cmd, d["legacy_devpath"]))
+                if known is not None and leg == known and conv[1]:
+                    passed += 1
+                elif known is None and conv == leg:
+                    passed += 1
+                else:
+                    failed += 1
+                    print("FAIL: %s: converted %s rc=%d %s\n      legacy %s rc=%d %s" %
+                          (cmd, d["devpath"], conv[0], sorted(conv[1].items()), d["legacy_devpath"], leg[0],
+                           sorted(leg[1].items())), file=sys.stderr)
+    if with_props == 0:
+        print("FAIL: no builtin set a property on any device", file=sys.stderr)
+        failed += 1
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
 def main():
-    if len(sys.argv) != 3 or sys.argv[2] not in ("fixture", "live"):
+    if len(sys.argv) != 3 or sys.argv[2] not in ("fixture", "live", "layouts"):
         print(__doc__, file=sys.stderr)
         return 2
     devmanadm, mode = os.path.abspath(sys.argv[1]), sys.argv[2]
+    if mode == "layouts":
+        return compare_layouts(devmanadm)
     if os.geteuid() != 0 or not shutil.which("unshare") or not shutil.which("udevadm"):
         print("skipped: needs root, unshare and udevadm")
         return 77
