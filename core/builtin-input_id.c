@@ -189,6 +189,13 @@ static unsigned read_hex16(const struct builtin_ctx *ctx, struct device *d, cons
         return v && parse_word(v, &n) && n <= 0xffff ? (unsigned)n : 0;
 }
 
+int input_axis_size_mm(const struct input_absinfo *a)
+{
+        if (a->resolution <= 0)
+                return -EINVAL;
+        return (a->maximum - a->minimum) / a->resolution;
+}
+
 /* Physical size from the resolution (units per mm) of ABS_X and ABS_Y. */
 static int add_size(struct device *dev, bool test)
 {
@@ -205,8 +212,8 @@ static int add_size(struct device *dev, bool test)
                 return 0;
         if (x.resolution <= 0 || y.resolution <= 0)
                 return 0;
-        snprintf(w, sizeof(w), "%d", (x.maximum - x.minimum) / x.resolution);
-        snprintf(h, sizeof(h), "%d", (y.maximum - y.minimum) / y.resolution);
+        snprintf(w, sizeof(w), "%d", input_axis_size_mm(&x));
+        snprintf(h, sizeof(h), "%d", input_axis_size_mm(&y));
         int r = builtin_add_property(dev, test, "ID_INPUT_WIDTH_MM", w);
         return r < 0 ? r : builtin_add_property(dev, test, "ID_INPUT_HEIGHT_MM", h);
 }

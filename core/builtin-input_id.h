@@ -46,5 +46,9 @@ void input_parse_bitmap(const char *text, unsigned long *words, size_t n);
 /* The INPUT_* flags of a device with these capabilities. */
 unsigned input_classify(const struct input_caps *caps);
 
+/* The physical length of an axis in mm ((max - min) / resolution, resolution in units/mm), or
+ * -EINVAL when the axis has no resolution. */
+int input_axis_size_mm(const struct input_absinfo *a);
+
 /* Builtin entry point (see struct builtin). */
 int builtin_input_id_run(struct builtin_ctx *ctx, struct device *dev, int argc, char **argv, bool test);

@@ -378,6 +378,20 @@ static void test_classify(void)
         CHECK_INT(input_classify(&c), 0);
 }
 
+static void test_axis_size(void)
+{
+        /* a 100 mm touchpad axis at 42 units/mm: 1 .. 4201 */
+        struct input_absinfo a = {.minimum = 1, .maximum = 4201, .resolution = 42};
+        CHECK_INT(input_axis_size_mm(&a), 100);
+        /* integer division, as the reference */
+        a = (struct input_absinfo){.minimum = -1000, .maximum = 1000, .resolution = 30};
+        CHECK_INT(input_axis_size_mm(&a), 66);
+        a.resolution = 0;
+        CHECK_INT(input_axis_size_mm(&a), -EINVAL);
+        a.resolution = -3;
+        CHECK_INT(input_axis_size_mm(&a), -EINVAL);
+}
+
 static void test_input_id(void)
 {
         static const struct {
@@ -663,5 +677,5 @@ static void test_keyboard_sysfs(void)
         fx_done(&f);
 }
 
-TEST_MAIN(TEST(test_table), TEST(test_path_id), TEST(test_path_id_zoo), TEST(test_usb_id), TEST(test_bitmap), TEST(test_classify),
+TEST_MAIN(TEST(test_table), TEST(test_path_id), TEST(test_path_id_zoo), TEST(test_usb_id), TEST(test_bitmap), TEST(test_classify), TEST(test_axis_size),
           TEST(test_input_id), TEST(test_hwdb), TEST(test_keyboard_parse), TEST(test_keyboard_sysfs))
