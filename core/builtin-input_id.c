@@ -4,7 +4,9 @@
  * below it are classified by their parent's bitmaps. The rules are the reference's: a
  * device is a pointer of one kind (accelerometer, tablet, touchpad, touchscreen, joystick,
  * mouse, pointing stick) and/or key-like (ID_INPUT_KEY; ID_INPUT_KEYBOARD when it has the
- * whole first row of keys), and a switch when it reports EV_SW.
+ * whole first row of keys), and a switch when it reports EV_SW. Debian's 252 carries the
+ * later joystick heuristics (at least two joystick buttons or axes, and not a keyboard) and
+ * keeps absolute mice apart from relative ones; so does this file.
  */
 #include "builtin-input_id.h"
 
@@ -85,28 +87,29 @@ static unsigned classify_pointer(const struct input_caps *c)
         bool has_pad_buttons = test_bit(BTN_0, c->key) && has_stylus && !has_pen;
 
         /* joystick buttons, unless the mouse button range overflows into them (mice with
-         * more than 16 buttons); or joystick axes */
-        bool has_joystick = false;
+         * more than 16 buttons); and joystick axes */
+        unsigned n_joy_buttons = 0, n_joy_axes = 0;
         if (!test_bit(BTN_JOYSTICK - 1, c->key)) {
-                for (unsigned b = BTN_JOYSTICK; b < BTN_DIGI && !has_joystick; b++)
-                        has_joystick = test_bit(b, c->key);
-                for (unsigned b = BTN_TRIGGER_HAPPY1; b <= BTN_TRIGGER_HAPPY40 && !has_joystick; b++)
-                        has_joystick = test_bit(b, c->key);
-                for (unsigned b = BTN_DPAD_UP; b <= BTN_DPAD_RIGHT && !has_joystick; b++)
-                        has_joystick = test_bit(b, c->key);
+                for (unsigned b = BTN_JOYSTICK; b < BTN_DIGI; b++)
+                        n_joy_buttons += test_bit(b, c->key);
+                for (unsigned b = BTN_TRIGGER_HAPPY1; b <= BTN_TRIGGER_HAPPY40; b++)
+                        n_joy_buttons += test_bit(b, c->key);
+                for (unsigned b = BTN_DPAD_UP; b <= BTN_DPAD_RIGHT; b++)
+                        n_joy_buttons += test_bit(b, c->key);
         }
-        for (unsigned a = ABS_RX; a < ABS_PRESSURE && !has_joystick; a++)
-                has_joystick = test_bit(a, c->abs);
+        for (unsigned a = ABS_RX; a < ABS_PRESSURE; a++)
+                n_joy_axes += test_bit(a, c->abs);
+        bool has_joystick = n_joy_buttons > 0 || n_joy_axes > 0;
 
-        bool is_tablet = false, is_touchpad = false, is_mouse = false, is_touchscreen = false,
-             is_joystick = false;
+        bool is_tablet = false, is_touchpad = false, is_mouse = false, is_abs_mouse = false,
+             is_touchscreen = false, is_joystick = false;
         if (has_abs) {
                 if (has_stylus || has_pen)
                         is_tablet = true;
                 else if (finger_but_no_pen && !is_direct)
                         is_touchpad = true;
                 else if (has_mouse_button)
-                        is_mouse = true; /* absolute mice (VMware's) */
+                        is_abs_mouse = true; /* VMware's USB mouse: absolute axes, no touch */
                 else if (has_touch || is_direct)
                         is_touchscreen = true;
                 else if (has_joystick)
@@ -125,11 +128,26 @@ static unsigned classify_pointer(const struct input_caps *c)
 
         if (!is_tablet && !is_touchpad && !is_joystick && has_mouse_button && (has_rel || !has_abs))
                 is_mouse = true;
-        /* there are no I2C mice: that is a pointing stick */
+        /* there are no I2C mice: that is a pointing stick (absolute mice excepted) */
         if (is_mouse && c->bustype == BUS_I2C)
                 is_pointing_stick = true;
 
-        return (is_pointing_stick ? INPUT_POINTINGSTICK : 0) | (is_mouse ? INPUT_MOUSE : 0) |
+        /* keyboards with a few stray joystick buttons, and "joysticks" with a single button or
+         * axis, are no joysticks (the reference's sample of well-known keyboard keys) */
+        if (is_joystick) {
+                static const unsigned keyboard_keys[] = {
+                        KEY_LEFTCTRL, KEY_CAPSLOCK, KEY_NUMLOCK, KEY_INSERT, KEY_MUTE,
+                        KEY_CALC,     KEY_FILE,     KEY_MAIL,    KEY_PLAYPAUSE, KEY_BRIGHTNESSDOWN,
+                };
+                unsigned n_keys = 0;
+                if (has_keys)
+                        for (size_t i = 0; i < ELEMENTSOF(keyboard_keys); i++)
+                                n_keys += test_bit(keyboard_keys[i], c->key);
+                if (n_keys >= 4 || n_joy_buttons + n_joy_axes < 2)
+                        is_joystick = false;
+        }
+
+        return (is_pointing_stick ? INPUT_POINTINGSTICK : 0) | (is_mouse || is_abs_mouse ? INPUT_MOUSE : 0) |
                (is_touchpad ? INPUT_TOUCHPAD : 0) | (is_touchscreen ? INPUT_TOUCHSCREEN : 0) |
                (is_joystick ? INPUT_JOYSTICK : 0) | (is_tablet ? INPUT_TABLET : 0) |
                (is_tablet && has_pad_buttons ? INPUT_TABLET_PAD : 0);

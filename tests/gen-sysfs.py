@@ -522,6 +522,61 @@ def add_zoo(m):
     block_device(m, vbd, "xvda", 202, 0, 1000, ())
     xen_con = m.bus(None, "console-0", "xen", driver="xenconsole", devtype="console")
     m.cls(xen_con, "hvc1", "tty", devt=("char", 229, 1))
+
+    # USB devices with awkward strings on bus 1: invalid UTF-8, '/', trailing blanks, a product
+    # longer than udev's 63-byte buffers, a serial with a comma (not used); an ATAPI CD whose
+    # SCSI vendor is blank; a webcam without any strings and repeated interface classes
+    usb1 = m.by_path["/devices/pci0000:00/0000:00:1d.0/usb1"]
+    odd, _ = usb_device(m, usb1, "1-1", 1, 2, (0x1234, 0xabcd, 0x0102), ("", "", "AB,CD"),
+                        interfaces=[(3, 1, 1, "usbhid", "usbhid")])
+    odd.attrs["manufacturer"] = (b"Ven\xffdor / Inc.\t \n", 0o444)
+    odd.attrs["product"] = (("Very Long Product Name " * 4).encode() + b"\n", 0o444)
+    _, (cd_if,) = usb_device(m, usb1, "1-2", 1, 3, (0x0bda, 0x0151, 0x5864), ("Generic", "External DVD", "0000000001"),
+                             interfaces=[(8, 2, 0x50, "usb-storage", "usb_storage")])
+    scsi_stack(m, cd_if, 13, 0, 0, "sdk", 160, sdev_attrs={"type": "5\n", "vendor": "        \n",
+                                                          "model": "DVD-RW DVR-K17  \n", "rev": "1.0 \n"})
+    usb_device(m, usb1, "1-3", 1, 4, (0x046d, 0x0825, 0x0012), ("", "", ""), dev_class=(0xef, 2, 1),
+               interfaces=[(0x0e, 1, 0, "uvcvideo", "uvcvideo"), (0x0e, 2, 0, "uvcvideo", "uvcvideo"),
+                           (0x0e, 2, 0, "uvcvideo", "uvcvideo"), (1, 1, 0, "snd-usb-audio", "snd_usb_audio")])
+
+    # input devices at the edges of input_id's rules, below a platform device
+    BUS_I2C, BTN_0, BTN_JOYSTICK, KEY_OK, BTN_DPAD_UP, BTN_TRIGGER_HAPPY1 = 0x18, 0x100, 0x120, 0x160, 0x220, 0x2c0
+    KEY_POWER, ABS_MT_SLOT_ = 116, 0x2f
+    edge = m.bus(platform, "input-edges", "platform", driver="edges", module="edges")
+    cases = [
+        ("I2C mouse", BUS_I2C, {"ev": [EV_SYN, EV_KEY, EV_REL], "key": [BTN_LEFT, BTN_RIGHT], "rel": [REL_X, REL_Y]}, ()),
+        ("Mouse with 19 buttons", BUS_USB, {"ev": [EV_SYN, EV_KEY, EV_REL], "key": range(BTN_LEFT, BTN_JOYSTICK + 3),
+                                            "rel": [REL_X, REL_Y, REL_WHEEL]}, ()),
+        ("Wheel", BUS_USB, {"ev": [EV_SYN, EV_REL], "rel": [REL_WHEEL, REL_HWHEEL]}, ()),
+        ("Media keys", BUS_USB, {"ev": [EV_SYN, EV_KEY], "key": [KEY_OK, KEY_OK + 1]}, ()),
+        ("Tablet with pad", BUS_USB, {"ev": [EV_SYN, EV_KEY, EV_ABS], "key": [BTN_0, BTN_STYLUS],
+                                      "abs": [ABS_X, ABS_Y]}, ()),
+        ("Rudder", BUS_USB, {"ev": [EV_SYN, EV_ABS], "abs": [ABS_RX, ABS_RY]}, ()),
+        ("Absolute mouse", BUS_USB, {"ev": [EV_SYN, EV_KEY, EV_ABS], "key": [BTN_LEFT], "abs": [ABS_X, ABS_Y]}, ()),
+        ("MT touchscreen", BUS_I2C, {"ev": [EV_SYN, EV_KEY, EV_ABS], "key": [BTN_TOUCH, BTN_TOOL_FINGER],
+                                     "abs": [ABS_MT_SLOT_, ABS_MT_POSITION_X, ABS_MT_POSITION_Y]}, (PROP_DIRECT,)),
+        ("Every axis", BUS_USB, {"ev": [EV_SYN, EV_ABS], "abs": range(0, 0x40)}, ()),
+        ("D-pad", BUS_USB, {"ev": [EV_SYN, EV_KEY], "key": [BTN_DPAD_UP]}, ()),
+        ("Trigger happy", BUS_USB, {"ev": [EV_SYN, EV_KEY], "key": [BTN_TRIGGER_HAPPY1]}, ()),
+        ("Power button and lid", BUS_HOST, {"ev": [EV_SYN, EV_KEY, EV_SW], "key": [KEY_POWER], "sw": [SW_LID]}, ()),
+        ("Nothing", BUS_HOST, {"ev": [EV_SYN]}, ()),
+        ("I2C absolute mouse", BUS_I2C, {"ev": [EV_SYN, EV_KEY, EV_ABS], "key": [BTN_LEFT], "abs": [ABS_X, ABS_Y]}, ()),
+        ("Pad ring", BUS_USB, {"ev": [EV_SYN, EV_KEY, EV_REL], "key": [BTN_0, BTN_0 + 1], "rel": [REL_WHEEL]}, ()),
+        ("Pad ring with joystick buttons", BUS_USB, {"ev": [EV_SYN, EV_KEY, EV_REL],
+                                                     "key": [BTN_0, BTN_0 + 1, BTN_JOYSTICK, BTN_JOYSTICK + 1],
+                                                     "rel": [REL_WHEEL]}, ()),
+        ("Keyboard with joystick buttons", BUS_USB, {"ev": [EV_SYN, EV_KEY],
+                                                     "key": list(range(1, 128)) + [BTN_JOYSTICK, BTN_JOYSTICK + 1]}, ()),
+        ("Two-button stick", BUS_USB, {"ev": [EV_SYN, EV_KEY], "key": [BTN_JOYSTICK, BTN_JOYSTICK + 1]}, ()),
+        ("Tablet with two pad buttons", BUS_USB, {"ev": [EV_SYN, EV_KEY, EV_ABS], "key": [BTN_0, BTN_0 + 1],
+                                                  "abs": [ABS_X, ABS_Y]}, ()),
+        ("Touchpad with buttons", BUS_I2C, {"ev": [EV_SYN, EV_KEY, EV_ABS],
+                                            "key": [BTN_LEFT, BTN_TOOL_FINGER, BTN_TOUCH],
+                                            "abs": [ABS_X, ABS_Y, ABS_MT_POSITION_X, ABS_MT_POSITION_Y]},
+         (PROP_POINTER,)),
+    ]
+    for i, (name, bus, caps, props) in enumerate(cases):
+        input_device(m, edge, 20 + i, name, "edges/input%d" % i, (bus, 0x1234, 0x100 + i, 1), caps, props=props)
     return m
 
 

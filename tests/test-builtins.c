@@ -368,6 +368,31 @@ static void test_classify(void)
         set(c.abs, ABS_MT_SLOT), set(c.abs, ABS_MT_SLOT - 1);
         CHECK_INT(input_classify(&c), 0);
 
+        /* an absolute mouse on I2C stays a mouse (only relative ones are pointing sticks) */
+        memset(&c, 0, sizeof(c));
+        c.bustype = BUS_I2C;
+        set(c.ev, EV_KEY), set(c.ev, EV_ABS), set(c.abs, ABS_X), set(c.abs, ABS_Y), set(c.key, BTN_LEFT);
+        CHECK_INT(input_classify(&c), INPUT_MOUSE);
+
+        /* a single joystick button or axis is no joystick; two are */
+        memset(&c, 0, sizeof(c));
+        set(c.ev, EV_KEY), set(c.key, BTN_TRIGGER);
+        CHECK_INT(input_classify(&c), 0);
+        set(c.key, BTN_THUMB);
+        CHECK_INT(input_classify(&c), INPUT_JOYSTICK);
+        memset(&c, 0, sizeof(c));
+        set(c.ev, EV_ABS), set(c.abs, ABS_RUDDER);
+        CHECK_INT(input_classify(&c), 0);
+        set(c.abs, ABS_THROTTLE);
+        CHECK_INT(input_classify(&c), INPUT_JOYSTICK);
+        /* ... and a keyboard (four well-known keys) with joystick buttons is a keyboard */
+        memset(&c, 0, sizeof(c));
+        set(c.ev, EV_KEY), set(c.key, BTN_TRIGGER), set(c.key, BTN_THUMB);
+        set(c.key, KEY_LEFTCTRL), set(c.key, KEY_CAPSLOCK), set(c.key, KEY_MUTE);
+        CHECK_INT(input_classify(&c), INPUT_JOYSTICK | INPUT_KEY);
+        set(c.key, KEY_MAIL);
+        CHECK_INT(input_classify(&c), INPUT_KEY);
+
         /* keys only in the high block (KEY_OK and up) */
         memset(&c, 0, sizeof(c));
         set(c.ev, EV_KEY), set(c.key, KEY_OK);
