@@ -162,7 +162,7 @@ static int search(struct builtin_ctx *ctx, struct device *dev, struct device *sr
 }
 
 /* The device a --device=ID names: "b8:0", "c189:1", "n2" or "+subsystem:sysname". */
-static int device_from_id(struct device *ref, const char *id, struct device **ret)
+static int device_from_id(const struct builtin_ctx *ctx, struct device *ref, const char *id, struct device **ret)
 {
         unsigned maj, min;
         char type;
@@ -187,13 +187,27 @@ static int device_from_id(struct device *ref, const char *id, struct device **re
                 long ifindex = strtol(id + 1, &end, 10);
                 if (errno || end == id + 1 || *end || ifindex <= 0)
                         return -EINVAL;
-                struct device *d;
-                size_t it = 0;
-                while (model_iterate(ref->model, &it, &d))
-                        if (d->ifindex == ifindex) {
+                /* the interfaces are not necessarily in the model yet: look at sysfs */
+                _cleanup_free_ char *dir = NULL;
+                if (asprintf(&dir, "%s/class/net", ctx->sysfs_root) < 0)
+                        return -ENOMEM;
+                _cleanup_closedir_ DIR *dp = opendir(dir);
+                struct dirent *de;
+                while (dp && (de = readdir(dp))) {
+                        if (de->d_name[0] == '.')
+                                continue;
+                        _cleanup_free_ char *path = NULL;
+                        struct device *d;
+                        if (asprintf(&path, "/class/net/%s", de->d_name) < 0)
+                                return -ENOMEM;
+                        if (model_resolve(ref->model, path, &d) < 0)
+                                continue;
+                        _cleanup_free_ char *idx = builtin_sysattr_opt(ctx, d, "ifindex");
+                        if (idx && strtol(idx, NULL, 10) == ifindex) {
                                 *ret = d;
                                 return 0;
                         }
+                }
                 return -ENODEV;
         }
         if (id[0] == '+') {
@@ -276,7 +290,7 @@ int builtin_hwdb_run(struct builtin_ctx *ctx, struct device *dev, int argc, char
         else {
                 struct device *src = dev;
                 if (device) {
-                        r = device_from_id(dev, device, &src);
+                        r = device_from_id(ctx, dev, device, &src);
                         if (r < 0)
                                 return log_debug_errno(r, "hwdb: cannot find device '%s': %m", device);
                 }

@@ -493,6 +493,9 @@ static const char test_hwdb_src[] =
         " KEYBOARD_KEY_a0=mute\n"
         " EVDEV_ABS_00=::42\n"
         "\n"
+        "usb:v0B95p772B*\n"
+        " ID_VENDOR_FROM_DATABASE=ASIX Electronics Corp.\n"
+        "\n"
         "serio:ty06*\n"
         " SERIO_KIND=keyboard\n";
 
@@ -581,6 +584,16 @@ static void test_hwdb(void)
         CHECK_STR(PROP(d, "SERIO_KIND"), "keyboard");
         d = dev_of(&f, "/class/mem/null");
         CHECK(run(&f, d, "hwdb --device=+serio:nosuch") < 0);
+        /* by device number (event0 is c13:64, its input parent has the evdev entry) and by
+         * interface index (eth1 is 3, on the ASIX adapter) */
+        d = dev_of(&f, "/class/mem/null");
+        CHECK_INT(run(&f, d, "hwdb --device=c13:64 --subsystem=input --lookup-prefix=evdev:"), 0);
+        CHECK_STR(PROP(d, "EVDEV_ABS_00"), "::42");
+        d = dev_of(&f, "/class/mem/null");
+        CHECK_INT(run(&f, d, "hwdb --device=n3 --subsystem=usb"), 0);
+        CHECK_STR(PROP(d, "ID_VENDOR_FROM_DATABASE"), "ASIX Electronics Corp.");
+        CHECK_INT(run(&f, d, "hwdb --device=n99"), -ENODEV);
+        CHECK_INT(run(&f, d, "hwdb --device=x1"), -EINVAL);
         /* bad options */
         CHECK_INT(run(&f, d, "hwdb --bogus"), -EINVAL);
         CHECK_INT(run(&f, d, "hwdb --subsystem"), -EINVAL);
