@@ -27,7 +27,8 @@ GEN = os.path.join(HERE, "gen-sysfs.py")
 # keyboard is left out: the reference performs its ioctls even in test mode
 COMMANDS = ["path_id", "usb_id", "input_id", "hwdb", "hwdb --subsystem=usb", "hwdb --subsystem=pci",
             "hwdb --subsystem=input --lookup-prefix=evdev:", "hwdb 'usb:v046DpC077*'",
-            "hwdb --lookup-prefix=evdev: --subsystem=input"]
+            "hwdb --filter=ID_VENDOR* --subsystem=pci", "hwdb --device=+pci:0000:00:1f.2",
+            "hwdb -s usb -p usb: -f *MODEL*"]
 
 
 def live_devices():
