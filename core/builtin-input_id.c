@@ -12,7 +12,7 @@
 
 #include <fcntl.h>
 #include <stdio.h>
-#include <sys/ioctl.h>
+#include <libevdev/libevdev.h>
 
 #include "builtin-util.h"
 #include "log.h"
@@ -214,26 +214,31 @@ int input_axis_size_mm(const struct input_absinfo *a)
         return (a->maximum - a->minimum) / a->resolution;
 }
 
-/* Physical size from the resolution (units per mm) of ABS_X and ABS_Y. */
+/* Physical size from the resolution (units per mm) of ABS_X and ABS_Y, read from the event
+ * node with libevdev when it can be opened. */
 static int add_size(struct device *dev, bool test)
 {
         const char *node = device_get_property(dev, "DEVNAME");
-        struct input_absinfo x = {}, y = {};
+        struct libevdev *evdev = NULL;
         char w[16], h[16];
+        int r = 0;
 
         if (!node)
                 return 0;
         _cleanup_close_ int fd = open(node, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-        if (fd < 0)
+        if (fd < 0 || libevdev_new_from_fd(fd, &evdev) < 0)
                 return 0;
-        if (ioctl(fd, EVIOCGABS(ABS_X), &x) < 0 || ioctl(fd, EVIOCGABS(ABS_Y), &y) < 0)
-                return 0;
-        if (x.resolution <= 0 || y.resolution <= 0)
-                return 0;
-        snprintf(w, sizeof(w), "%d", input_axis_size_mm(&x));
-        snprintf(h, sizeof(h), "%d", input_axis_size_mm(&y));
-        int r = builtin_add_property(dev, test, "ID_INPUT_WIDTH_MM", w);
-        return r < 0 ? r : builtin_add_property(dev, test, "ID_INPUT_HEIGHT_MM", h);
+        const struct input_absinfo *x = libevdev_get_abs_info(evdev, ABS_X);
+        const struct input_absinfo *y = libevdev_get_abs_info(evdev, ABS_Y);
+        if (x && y && x->resolution > 0 && y->resolution > 0) {
+                snprintf(w, sizeof(w), "%d", input_axis_size_mm(x));
+                snprintf(h, sizeof(h), "%d", input_axis_size_mm(y));
+                r = builtin_add_property(dev, test, "ID_INPUT_WIDTH_MM", w);
+                if (r >= 0)
+                        r = builtin_add_property(dev, test, "ID_INPUT_HEIGHT_MM", h);
+        }
+        libevdev_free(evdev);
+        return r;
 }
 
 int builtin_input_id_run(struct builtin_ctx *ctx, struct device *dev, int argc _unused_, char **argv _unused_,
