@@ -3,13 +3,13 @@
 
 #include <ctype.h>
 
-#include "log.h"
-#include "cmdline.h"
 #include "builtin-hwdb.h"
 #include "builtin-input_id.h"
 #include "builtin-keyboard.h"
 #include "builtin-path_id.h"
 #include "builtin-usb_id.h"
+#include "cmdline.h"
+#include "log.h"
 #include "strv.h"
 
 /* Kept sorted by name. Entries with run == NULL are names known to the rules language whose
@@ -17,9 +17,12 @@
 static const struct builtin builtins[] = {
         {.name = "blkid", .help = "Filesystem and partition probing", .run_once = true},
         {.name = "btrfs", .help = "btrfs volume management"},
-        {.name = "hwdb", .run = builtin_hwdb_run, .init = builtin_hwdb_init, .exit = builtin_hwdb_exit, .help = "Hardware database"},
-        {.name = "input_id", .run = builtin_input_id_run, .help = "Input device properties", .run_once = true},
-        {.name = "keyboard", .run = builtin_keyboard_run, .help = "Keyboard scancode mapping and touchpad/pointingstick characteristics"},
+        {.name = "hwdb", .run = builtin_hwdb_run, .init = builtin_hwdb_init, .exit = builtin_hwdb_exit,
+         .help = "Hardware database"},
+        /* not run-once in systemd 252 either: rules may ask again after a change */
+        {.name = "input_id", .run = builtin_input_id_run, .help = "Input device properties"},
+        {.name = "keyboard", .run = builtin_keyboard_run,
+         .help = "Keyboard scancode mapping and touchpad/pointingstick characteristics"},
         {.name = "kmod", .help = "Kernel module loader"},
         {.name = "net_id", .help = "Network device properties", .run_once = true},
         {.name = "net_setup_link", .help = "Configure network link"},
