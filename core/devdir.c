@@ -23,7 +23,8 @@ bool devdir_name_valid(const char *name)
                         const char *start = p - comp;
                         if (comp == 0)
                                 return false; /* empty component: "a//b", "a/" */
-                        if ((comp == 1 && start[0] == '.') || (comp == 2 && start[0] == '.' && start[1] == '.'))
+                        if ((comp == 1 && start[0] == '.') ||
+                            (comp == 2 && start[0] == '.' && start[1] == '.'))
                                 return false;
                         if (comp > NAME_MAX)
                                 return false;
@@ -47,14 +48,15 @@ static int open_subdir(int dirfd, const char *comp, bool create)
         if (fd >= 0 || errno != ENOENT || !create)
                 return fd >= 0 ? fd : -errno;
 
-        if (mkdirat(dirfd, comp, 0700) < 0 && errno != EEXIST)
+        bool made = mkdirat(dirfd, comp, 0700) >= 0;
+        if (!made && errno != EEXIST)
                 return -errno;
         fd = openat(dirfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0)
                 return -errno;
         /* Created with 0700 so it is never wider than wanted under any umask; now the real mode.
-         * Harmless when another process created it a moment earlier. */
-        if (fchmod(fd, 0755) < 0) {
+         * A directory someone else made in the meantime keeps its mode. */
+        if (made && fchmod(fd, 0755) < 0) {
                 int r = -errno;
                 close(fd);
                 return r;

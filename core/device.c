@@ -191,7 +191,8 @@ int device_get_id(const struct device *d, char **ret)
                         return -EINVAL;
                 r = asprintf(ret, "+drivers:%.*s:%s", (int)(slash - bus), bus, d->sysname);
         } else if (d->subsystem)
-                r = asprintf(ret, "+%s:%s", d->subsystem, d->sysname);
+                /* the raw basename ("cciss!c0d0"), not the sysname with '!' turned into '/' */
+                r = asprintf(ret, "+%s:%s", d->subsystem, strrchr(d->devpath, '/') + 1);
         else
                 return -ENODATA;
         return r < 0 ? -ENOMEM : 0;

@@ -77,7 +77,7 @@ static int sbuf_add(struct sbuf *b, const char *s)
 static int parse_subst(const char *s, size_t *ret_len, int *type, const char **attr, size_t *attr_len,
                        const char **hint)
 {
-        const char *p;
+        const char *p = NULL;
         *attr = NULL;
         *attr_len = 0;
 

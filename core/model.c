@@ -331,11 +331,17 @@ static int find_parent_devpath(const struct model *m, const char *devpath, char 
                 return -ENOMEM;
         *ret = NULL;
 
-        bool legacy_class = startswith(devpath, "/class/") != NULL;
-        /* "/block/<disk>" (a partition is "/block/<disk>/<part>") */
-        bool legacy_block_disk = strncmp(devpath, "/block/", 7) == 0 && strchr(devpath + 7, '/') == NULL;
+        /* Legacy top-level entries, "/class/<c>/<n>" and "/block/<disk>", name their physical
+         * parent with a `device` link; nested ones ("/class/input/input0/event0",
+         * "/block/sda/sda1") are children of the entry that contains them. */
+        bool legacy_top = false;
+        if (strncmp(devpath, "/class/", 7) == 0) {
+                const char *slash = strchr(devpath + 7, '/');
+                legacy_top = slash && !strchr(slash + 1, '/');
+        } else if (strncmp(devpath, "/block/", 7) == 0)
+                legacy_top = !strchr(devpath + 7, '/');
 
-        if (legacy_class || legacy_block_disk) {
+        if (legacy_top) {
                 /* legacy layout: the physical parent is the target of the `device` link */
                 _cleanup_free_ char *link = path_join(syspath, "device");
                 if (!link)
@@ -347,7 +353,7 @@ static int find_parent_devpath(const struct model *m, const char *devpath, char 
                 }
                 return r;
         }
-        if (!startswith(devpath, "/devices/") && !startswith(devpath, "/block/"))
+        if (!startswith(devpath, "/devices/") && !startswith(devpath, "/block/") && !startswith(devpath, "/class/"))
                 return 0; /* /bus, /module, …: no parent */
 
         /* unified layout: the nearest ancestor directory that is a device (glue dirs like
@@ -356,8 +362,9 @@ static int find_parent_devpath(const struct model *m, const char *devpath, char 
         size_t rootlen = strlen(m->root_real);
         while (end && (size_t)(end - syspath) > rootlen) {
                 *end = '\0';
-                if (!streq(syspath + rootlen, "/devices") && has_uevent(syspath)) {
-                        char *p = strdup(syspath + rootlen);
+                const char *rel = syspath + rootlen;
+                if (!streq(rel, "/devices") && !streq(rel, "/block") && has_uevent(syspath)) {
+                        char *p = strdup(rel);
                         if (!p)
                                 return -ENOMEM;
                         *ret = p;
@@ -881,7 +888,7 @@ int model_enumerate(const struct model *m, bool subsystems, char ***ret, size_t 
                                 if (asprintf(&rel, "/class/%s", *cl) < 0)
                                         r = -ENOMEM;
                                 else
-                                        r = list_real_dirs(m, rel, false, &c);
+                                        r = list_real_dirs(m, rel, true, &c);
                         }
                 }
                 if (r >= 0)

@@ -18,8 +18,7 @@ struct uevent_listener {
         struct uevent_listener_stats stats;
 };
 
-/* libnl's NLE_* codes are not errno: this is the one place they are converted. */
-static int nl_error_to_errno(int nle)
+int nl_error_to_errno(int nle)
 {
         switch (nle < 0 ? -nle : nle) {
         case 0:

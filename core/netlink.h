@@ -15,6 +15,10 @@
 
 struct uevent_listener;
 
+/* libnl's NLE_* codes are not errno: every libnl caller converts them with this (-errno,
+ * -EIO for codes without an errno counterpart). */
+int nl_error_to_errno(int nle);
+
 /* Opens the socket (or adopts fd, e.g. from socket activation, when fd >= 0) with a receive
  * buffer of rcvbuf bytes (SO_RCVBUFFORCE when permitted, else SO_RCVBUF). 0 or -errno. */
 int uevent_listener_new(int fd, int rcvbuf, struct uevent_listener **ret);

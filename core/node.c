@@ -23,8 +23,8 @@ int node_devnum_link_name(char type, dev_t devnum, char **ret)
 
 /* Sets owner and mode of dirfd/leaf, which must be the node described by want (type and
  * rdev), through an O_PATH fd so that what is changed is what was checked. */
-static int node_fix_perms(int dirfd, const char *leaf, mode_t want_type, dev_t devnum, mode_t mode, uid_t uid,
-                          gid_t gid)
+static int node_fix_perms(int dirfd, const char *leaf, mode_t want_type, dev_t devnum, mode_t mode,
+                          uid_t uid, gid_t gid)
 {
         _cleanup_close_ int fd = openat(dirfd, leaf, O_PATH | O_NOFOLLOW | O_CLOEXEC);
         struct stat st;
@@ -54,7 +54,8 @@ static int node_fix_perms(int dirfd, const char *leaf, mode_t want_type, dev_t d
         return 0;
 }
 
-static int node_make(int dirfd, const char *leaf, mode_t ifmt, dev_t devnum, mode_t mode, uid_t uid, gid_t gid)
+static int node_make(int dirfd, const char *leaf, mode_t ifmt, dev_t devnum, mode_t mode, uid_t uid,
+                     gid_t gid)
 {
         char tmp[DEVDIR_TMP_SIZE];
         int r;
@@ -121,6 +122,10 @@ int node_add(int devfd, const char *name, char type, dev_t devnum, mode_t mode, 
         if (r < 0)
                 return r;
 
+        /* The M:m link first: it is the record that devman made this node, so a crash between
+         * the two leaves at most a dangling link that reconciliation finds (reconcile.c). */
+        int link_r = node_link_devnum(devfd, name, type, devnum);
+
         if (fstatat(dirfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0) {
                 if (S_ISDIR(st.st_mode))
                         return -EISDIR;
@@ -137,11 +142,7 @@ int node_add(int devfd, const char *name, char type, dev_t devnum, mode_t mode, 
         if (r < 0)
                 return r;
         changed = r;
-
-        r = node_link_devnum(devfd, name, type, devnum);
-        if (r < 0)
-                return r;
-        return changed;
+        return link_r < 0 ? link_r : changed;
 }
 
 int node_remove(int devfd, const char *name, char type, dev_t devnum)

@@ -3,15 +3,23 @@
 
 #include <stdlib.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 
+#include "db.h"
+#include "links.h"
 #include "log.h"
+#include "monitor.h"
 #include "node.h"
+#include "rules-exec.h"
+#include "spawn.h"
 #include "strv.h"
 
 enum step {
         STEP_MODEL,
-        STEP_RULES,
-        STEP_NODE,
+        STEP_RULES,      /* may wait for a PROGRAM child */
+        STEP_PUBLISH,    /* node, links, database */
+        STEP_RUN,        /* may wait for a RUN child */
+        STEP_BROADCAST,
         STEP_DONE,
 };
 
@@ -19,6 +27,12 @@ struct event_run {
         struct process_ctx *ctx;
         struct event *event;
         struct device *dev;
+        struct rules_exec *exec;
+        char **old_links; /* links before this event, to update claims */
+        size_t run_index; /* next RUN entry */
+        bool waiting;     /* a child of ours is running */
+        bool aborted;     /* the daemon gave up on the event while a child ran */
+        int result;
         enum step step;
         process_done_t done;
         void *userdata;
@@ -27,15 +41,24 @@ struct event_run {
 static struct event_run *run_free(struct event_run *run)
 {
         if (run) {
+                rules_exec_free(run->exec);
+                strv_free(run->old_links);
                 device_unref(run->dev);
                 free(run);
         }
         return NULL;
 }
 
-static bool is_remove(const struct event_run *run)
+static uint64_t now_usec(void)
 {
-        return run->event->uevent->action == UEVENT_REMOVE;
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
+}
+
+static enum uevent_action action_of(const struct event_run *run)
+{
+        return run->event->uevent->action;
 }
 
 static mode_t parse_mode(const char *s, mode_t fallback)
@@ -56,78 +79,338 @@ static unsigned long parse_id(const char *s, unsigned long fallback)
         return *end ? fallback : v;
 }
 
-static int step_node(struct event_run *run)
+static void step_model(struct event_run *run)
+{
+        struct process_ctx *ctx = run->ctx;
+        int r = model_apply_uevent(ctx->model, run->event->uevent, &run->dev);
+        if (r < 0) {
+                log_warning_errno(r, "%s: could not apply %s event, skipping it: %m", run->event->uevent->devpath,
+                                  uevent_action_to_string(action_of(run)));
+                run->result = r;
+                run->step = STEP_DONE;
+                return;
+        }
+        /* Properties set for all events through the control socket: the current set only. */
+        props_unset_flagged(&run->dev->props, PROP_GLOBAL);
+        if (ctx->global_props) {
+                size_t it = 0;
+                const char *e;
+                while (props_next(ctx->global_props, &it, &e, NULL)) {
+                        size_t kl = props_key_len(e);
+                        _cleanup_free_ char *k = strndup(e, kl);
+                        if (!k || props_set(&run->dev->props, k, e + kl + 1, PROP_GLOBAL) < 0) {
+                                run->result = log_oom();
+                                break;
+                        }
+                }
+        }
+        /* After a restart the record knows nothing of earlier events: the database does. */
+        if (!run->dev->udev && ctx->run_root) {
+                r = db_read(ctx->run_root, run->dev);
+                if (r < 0)
+                        log_debug_errno(r, "%s: database entry unreadable, starting afresh: %m",
+                                        run->dev->devpath);
+        }
+        if (run->dev->udev && strv_copy(run->dev->udev->links, &run->old_links) < 0) {
+                run->result = log_oom();
+                run->step = STEP_DONE;
+                return;
+        }
+        run->step = STEP_RULES;
+}
+
+static void on_program_done(const struct spawn_result *res, void *userdata);
+static void advance(struct event_run *run);
+
+/* Evaluates the rules; returns true when it has to wait for a child. */
+static bool step_rules(struct event_run *run)
+{
+        struct process_ctx *ctx = run->ctx;
+        int r;
+
+        if (!ctx->rules) {
+                run->step = STEP_PUBLISH;
+                return false;
+        }
+        if (!run->exec) {
+                struct rules_exec_options o = {
+                        .sysfs_root = model_sysfs_root(ctx->model),
+                        .dev_root = ctx->dev_root,
+                        .program_dir = ctx->program_dir,
+                        .builtins = ctx->builtins,
+                        .test = ctx->dry_run,
+                };
+                r = rules_exec_new(ctx->rules, run->dev, action_of(run), &o, &run->exec);
+                if (r < 0) {
+                        log_warning_errno(r, "%s: cannot evaluate rules, skipping them: %m", run->dev->devpath);
+                        run->result = r;
+                        run->step = STEP_PUBLISH;
+                        return false;
+                }
+                if (!ctx->spawn) {
+                        /* tools: children run to completion in place */
+                        r = rules_exec_run_sync(run->exec, ctx->event_timeout_usec);
+                        if (r < 0)
+                                run->result = r;
+                        run->step = STEP_PUBLISH;
+                        return false;
+                }
+        }
+        for (;;) {
+                r = rules_exec_run(run->exec);
+                if (r == RULES_EXEC_NEED_PROGRAM) {
+                        const struct rules_program *p = rules_exec_get_program(run->exec);
+                        struct spawn_options so = {
+                                .timeout_usec = ctx->event_timeout_usec,
+                                .timeout_signal = ctx->timeout_signal,
+                                .capture_stdout = true,
+                        };
+                        r = spawn_start(ctx->spawn, p->cmdline, p->envp, &so, on_program_done, run);
+                        if (r >= 0) {
+                                run->waiting = true;
+                                return true;
+                        }
+                        log_warning_errno(r, "%s: cannot run '%s': %m", run->dev->devpath, p->cmdline);
+                        if (rules_exec_program_done(run->exec, r, NULL, 0) < 0)
+                                break;
+                        continue;
+                }
+                if (r < 0) {
+                        log_warning_errno(r, "%s: rules evaluation failed: %m", run->dev->devpath);
+                        run->result = r;
+                }
+                break;
+        }
+        run->step = STEP_PUBLISH;
+        return false;
+}
+
+static void on_program_done(const struct spawn_result *res, void *userdata)
+{
+        struct event_run *run = userdata;
+        int status = res->error < 0 ? res->error
+                     : res->timed_out ? -ETIMEDOUT
+                     : res->signal ? 128 + res->signal
+                                   : res->exit_status;
+        run->waiting = false;
+        if (run->aborted) {
+                run_free(run);
+                return;
+        }
+        if (res->timed_out)
+                log_warning("%s: '%s' timed out and was killed", run->dev->devpath, res->cmd);
+        if (rules_exec_program_done(run->exec, status, res->output, res->output_len) < 0)
+                log_oom();
+        advance(run);
+}
+
+static void publish_node(struct event_run *run)
 {
         struct device *d = run->dev;
         int r;
 
-        if (!d->devnum_type || !d->devname || run->ctx->dry_run)
-                return 0;
-        if (is_remove(run)) {
+        if (!d->devnum_type || !d->devname)
+                return;
+        if (action_of(run) == UEVENT_REMOVE) {
                 r = node_remove(run->ctx->devfd, d->devname, d->devnum_type, d->devnum);
                 if (r < 0)
                         log_warning_errno(r, "%s: could not remove node %s, ignoring: %m", d->devpath, d->devname);
-                return 0;
+                return;
         }
-
         /* Rules decide; else the kernel's DEVMODE/DEVUID/DEVGID; else 0600 root:root. */
         const struct device_udev *u = d->udev;
         mode_t mode = u && u->mode != (mode_t)-1 ? u->mode
                                                  : parse_mode(device_get_property(d, "DEVMODE"), NODE_MODE_DEFAULT);
         uid_t uid = u && u->uid != (uid_t)-1 ? u->uid : (uid_t)parse_id(device_get_property(d, "DEVUID"), 0);
         gid_t gid = u && u->gid != (gid_t)-1 ? u->gid : (gid_t)parse_id(device_get_property(d, "DEVGID"), 0);
-
         r = node_add(run->ctx->devfd, d->devname, d->devnum_type, d->devnum, mode, uid, gid);
-        if (r < 0)
-                return log_warning_errno(r, "%s: could not create node %s (%c%u:%u): %m", d->devpath, d->devname,
-                                         d->devnum_type, major(d->devnum), minor(d->devnum));
-        if (r > 0)
+        if (r < 0) {
+                log_warning_errno(r, "%s: could not create node %s (%c%u:%u): %m", d->devpath, d->devname,
+                                  d->devnum_type, major(d->devnum), minor(d->devnum));
+                run->result = r;
+        } else if (r > 0)
                 log_debug("%s: created %s %c%u:%u mode %04o", d->devpath, d->devname, d->devnum_type,
                           major(d->devnum), minor(d->devnum), (unsigned)mode);
-        return 0;
 }
 
-/* Runs the steps until one needs to wait for a child, or all are done. */
-static void advance(struct event_run *run)
+static void publish_links(struct event_run *run, const char *id)
 {
-        int r = 0;
+        struct device *d = run->dev;
+        int r;
 
-        while (run->step != STEP_DONE) {
-                switch (run->step) {
-                case STEP_MODEL:
-                        r = model_apply_uevent(run->ctx->model, run->event->uevent, &run->dev);
-                        if (r < 0) {
-                                log_warning_errno(r, "%s: could not apply %s event, skipping it: %m",
-                                                  run->event->uevent->devpath,
-                                                  uevent_action_to_string(run->event->uevent->action));
-                                run->step = STEP_DONE;
-                                continue;
-                        }
-                        run->step = STEP_RULES;
-                        break;
-                case STEP_RULES:
-                        run->step = STEP_NODE;
-                        break;
-                case STEP_NODE:
-                        (void)step_node(run);
-                        run->step = STEP_DONE;
-                        break;
-                case STEP_DONE:
-                        break;
-                }
+        if (run->ctx->runfd < 0 || !d->devname)
+                return;
+        if (action_of(run) == UEVENT_REMOVE)
+                r = links_remove_all(run->ctx->devfd, run->ctx->runfd, id, run->old_links);
+        else
+                r = links_update(run->ctx->devfd, run->ctx->runfd, id, d->devname, run->old_links,
+                                 d->udev ? d->udev->links : NULL, d->udev ? d->udev->link_priority : 0);
+        if (r < 0) {
+                log_warning_errno(r, "%s: could not update all links, ignoring: %m", d->devpath);
+                run->result = r;
         }
+}
 
+static void step_publish(struct event_run *run)
+{
+        struct process_ctx *ctx = run->ctx;
+        struct device *d = run->dev;
+        _cleanup_free_ char *id = NULL;
+        int r;
+
+        run->step = STEP_RUN;
+        if (ctx->dry_run)
+                return;
+        publish_node(run);
+        if (device_get_id(d, &id) >= 0)
+                publish_links(run, id);
+        if (!ctx->run_root || !id)
+                return; /* no run dir, or a device with no database id (no subsystem) */
+        if (action_of(run) == UEVENT_REMOVE)
+                r = db_delete(ctx->run_root, d);
+        else {
+                struct device_udev *u = device_get_udev(d);
+                if (!u) {
+                        run->result = log_oom();
+                        return;
+                }
+                if (!u->usec_initialized)
+                        u->usec_initialized = now_usec();
+                r = db_update(ctx->run_root, d);
+        }
+        if (r < 0) {
+                log_warning_errno(r, "%s: could not write the database entry, clients will not see it: %m",
+                                  d->devpath);
+                run->result = r;
+        }
+}
+
+static void on_run_done(const struct spawn_result *res, void *userdata)
+{
+        struct event_run *run = userdata;
+        run->waiting = false;
+        if (run->aborted) {
+                run_free(run);
+                return;
+        }
+        if (res->error < 0)
+                log_warning_errno(res->error, "%s: RUN '%s' failed: %m", run->dev->devpath, res->cmd);
+        else if (res->timed_out)
+                log_warning("%s: RUN '%s' timed out and was killed", run->dev->devpath, res->cmd);
+        else if (res->signal || res->exit_status != 0)
+                log_debug("%s: RUN '%s' exited with %d", run->dev->devpath, res->cmd,
+                          res->signal ? 128 + res->signal : res->exit_status);
+        advance(run);
+}
+
+/* Runs the RUN list in order; returns true when it has to wait for a child. */
+static bool step_run(struct event_run *run)
+{
+        struct process_ctx *ctx = run->ctx;
+        size_t n = 0;
+        const struct rules_run *list = run->exec ? rules_exec_run_list(run->exec, &n) : NULL;
+
+        while (!ctx->dry_run && run->run_index < n) {
+                const struct rules_run *e = &list[run->run_index++];
+                int r;
+                if (e->builtin) {
+                        r = builtin_run(e->builtin, ctx->builtins, run->dev, e->cmd, false);
+                        if (r < 0)
+                                log_debug_errno(r, "%s: RUN{builtin} '%s' failed: %m", run->dev->devpath, e->cmd);
+                        continue;
+                }
+                _cleanup_strv_free_ char **env = NULL;
+                r = rules_device_env(run->dev, action_of(run), ctx->dev_root, &env);
+                if (r < 0) {
+                        log_oom();
+                        continue;
+                }
+                struct spawn_options so = {.timeout_usec = ctx->event_timeout_usec,
+                                           .timeout_signal = ctx->timeout_signal};
+                if (!ctx->spawn) {
+                        struct spawn_sync_result res = {0};
+                        r = spawn_run_sync(ctx->program_dir, e->cmd, env, &so, &res);
+                        if (r < 0 || res.error < 0)
+                                log_warning_errno(r < 0 ? r : res.error, "%s: RUN '%s' failed: %m", run->dev->devpath,
+                                                  e->cmd);
+                        free(res.output);
+                        continue;
+                }
+                r = spawn_start(ctx->spawn, e->cmd, env, &so, on_run_done, run);
+                if (r >= 0) {
+                        run->waiting = true;
+                        return true;
+                }
+                log_warning_errno(r, "%s: cannot run '%s': %m", run->dev->devpath, e->cmd);
+        }
+        run->step = STEP_BROADCAST;
+        return false;
+}
+
+static void step_broadcast(struct event_run *run)
+{
+        struct process_ctx *ctx = run->ctx;
+        run->step = STEP_DONE;
+        if (ctx->dry_run || !ctx->monitor)
+                return;
+        int r = monitor_send_device(ctx->monitor, uevent_action_to_string(action_of(run)), run->dev,
+                                    run->event->seqnum);
+        if (r < 0)
+                log_debug_errno(r, "%s: could not broadcast the event: %m", run->dev->devpath);
+}
+
+static void finish(struct event_run *run)
+{
+        struct process_ctx *ctx = run->ctx;
+        if (ctx->trace && run->exec) {
+                size_t n = 0;
+                const struct rule_line *const *t = rules_exec_trace(run->exec, &n);
+                for (size_t i = 0; i < n; i++)
+                        ctx->trace(t[i], ctx->trace_userdata);
+        }
         if (run->dev)
                 device_clear_attrs(run->dev);
-        if (r < 0)
-                run->ctx->n_failed++;
-        run->ctx->n_processed++;
+        if (run->result < 0)
+                ctx->n_failed++;
+        ctx->n_processed++;
         struct event *e = run->event;
         process_done_t done = run->done;
         void *userdata = run->userdata;
+        struct device *dev = device_ref(run->dev);
+        int result = run->result;
         e->data = NULL;
         run_free(run);
-        done(e, r, userdata);
+        done(e, dev, result, userdata);
+        device_unref(dev);
+}
+
+/* Runs the steps until one waits for a child, or all are done. */
+static void advance(struct event_run *run)
+{
+        for (;;) {
+                switch (run->step) {
+                case STEP_MODEL:
+                        step_model(run);
+                        break;
+                case STEP_RULES:
+                        if (step_rules(run))
+                                return;
+                        break;
+                case STEP_PUBLISH:
+                        step_publish(run);
+                        break;
+                case STEP_RUN:
+                        if (step_run(run))
+                                return;
+                        break;
+                case STEP_BROADCAST:
+                        step_broadcast(run);
+                        break;
+                case STEP_DONE:
+                        finish(run);
+                        return;
+                }
+        }
 }
 
 int process_event(struct process_ctx *ctx, struct event *e, process_done_t done, void *userdata)
@@ -149,5 +432,10 @@ void process_event_abort(struct event *e)
 {
         struct event_run *run = e->data;
         e->data = NULL;
-        run_free(run);
+        if (!run)
+                return;
+        if (run->waiting)
+                run->aborted = true; /* freed when the child's completion arrives (or with the spawner) */
+        else
+                run_free(run);
 }

@@ -2,49 +2,64 @@
 /*
  * Processing one event end to end, in the order that publishes last:
  *
- *   model (apply the uevent) -> rules -> node -> links -> database -> RUN -> broadcast
+ *   model (apply the uevent; load the device's database entry after a restart)
+ *     -> rules (PROGRAM / IMPORT{program} children waited for without blocking)
+ *     -> node -> links -> database -> RUN (builtins inline, programs as children, in order)
+ *     -> broadcast to libudev clients
  *
- * so that node, links and database entry exist before any client hears of the event (as
- * the kernel sends its uevent only after sysfs is complete).
+ * so that node, links and database entry exist before RUN programs start and before any
+ * client hears of the event (as the kernel sends its uevent only after sysfs is complete).
  *
  * Processing is a state machine (struct event_run): it runs synchronously until it needs a
- * child process (PROGRAM, IMPORT{program}, RUN) and then resumes from the child's completion,
- * so the daemon's loop never blocks and needs no worker processes. Tools pass no spawner and
- * get the same steps with children waited for in place.
+ * child process and resumes from the child's completion, so the daemon's loop never blocks
+ * and needs no worker processes. Tools pass no spawner and get the same steps with children
+ * run to completion in place (spawn_run_sync).
  */
 #pragma once
 
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "builtin.h"
 #include "model.h"
 #include "queue.h"
 
 struct rules;
+struct rule_line;
 struct monitor;
 struct spawn_manager;
 
 struct process_ctx {
         struct model *model;
+        const char *dev_root;
+        const char *run_root;     /* database, tags, link claims; NULL: nothing is published */
         int devfd;                /* the /dev root, owned by the caller */
         int runfd;                /* the run dir, owned by the caller; -1 when there is none */
         struct rules *rules;      /* compiled rules, or NULL */
+        struct builtin_ctx *builtins;
         struct monitor *monitor;  /* broadcaster, or NULL */
         struct spawn_manager *spawn; /* asynchronous children (daemon), or NULL (tools) */
+        const char *program_dir;  /* where relative program names live (NULL: UDEVLIBDIR) */
+        const struct props *global_props; /* added to every event's device (udevadm control -p), or NULL */
         uint64_t event_timeout_usec;
-        bool dry_run;             /* evaluate only: no node, link, database or RUN */
+        int timeout_signal;
+        bool dry_run;             /* evaluate only: no node, link, database, RUN or broadcast */
+        /* Called for every rule line that matched (devmanadm test), or NULL. */
+        void (*trace)(const struct rule_line *line, void *userdata);
+        void *trace_userdata;
         unsigned long n_processed;
         unsigned long n_failed;
 };
 
-struct event_run;
-/* Called once when the event's processing is over (result 0 or the -errno that ended it early;
- * an event always completes, failures are logged). The run is freed after the callback. */
-typedef void (*process_done_t)(struct event *e, int result, void *userdata);
+/* Called once when the event's processing is over (result 0 or the -errno of the step that
+ * failed; an event always completes and failures are logged). The device (a borrowed
+ * reference, NULL when the event could not be applied) is the processed record. */
+typedef void (*process_done_t)(struct event *e, struct device *dev, int result, void *userdata);
 
 /* Starts processing e. done may be called before this returns (no child needed). 0, or
  * -errno when the event could not start (done is then not called). */
 int process_event(struct process_ctx *ctx, struct event *e, process_done_t done, void *userdata);
 
-/* Gives up on a running event (daemon exit): children are killed, done is not called. */
+/* Gives up on a running event (daemon exit): its children are left to the spawn manager's
+ * teardown, done is not called. */
 void process_event_abort(struct event *e);

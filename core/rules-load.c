@@ -192,6 +192,13 @@ int rules_load(const struct rules_load_options *o, struct rules **ret)
                         goto finish;
         }
 
+        if (rules->n_lines > 0 && rules->n_lines < rules->cap_lines) {
+                struct rule_line *fit = realloc(rules->lines, rules->n_lines * sizeof(*fit));
+                if (fit) {
+                        rules->lines = fit;
+                        rules->cap_lines = rules->n_lines;
+                }
+        }
         rules->stamp = compute_stamp(rules);
         r = (int)rules->n_errors;
         *ret = TAKE_PTR(rules);

@@ -1003,6 +1003,12 @@ static int add_line(struct parser *p, const char *s)
                 goto drop;
         }
         sort_tokens(&p->line);
+        /* the rules live as long as the daemon: give back the growth slack */
+        if (p->line.n_tokens < p->cap_tokens) {
+                struct rule_token *fit = realloc(p->line.tokens, p->line.n_tokens * sizeof(*fit));
+                if (fit)
+                        p->line.tokens = fit;
+        }
         r = rules_append_line(p->rules, &p->line);
         if (r < 0)
                 goto drop;

@@ -24,6 +24,7 @@
 #include <sys/types.h>
 
 #include "builtin.h"
+#include "config.h" /* enum resolve_names */
 
 enum rule_op {
         RULE_OP_MATCH,        /* == */
@@ -155,12 +156,6 @@ struct rule_line {
         size_t goto_line;  /* index into rules->lines of the target, valid with LINE_HAS_GOTO */
         struct rule_token *tokens; /* owned, n_tokens, sorted by type */
         unsigned n_tokens;
-};
-
-enum resolve_names {
-        RESOLVE_NAMES_EARLY, /* OWNER/GROUP names resolved once at load (default) */
-        RESOLVE_NAMES_LATE,  /* resolved for every event */
-        RESOLVE_NAMES_NEVER, /* names ignored */
 };
 
 struct rules_file {

@@ -5,6 +5,8 @@
 #include <sys/sysmacros.h>
 
 #include "adm.h"
+#include "db.h"
+#include "export.h"
 #include "log.h"
 #include "model.h"
 #include "strv.h"
@@ -50,34 +52,11 @@ static int resolve_name(const struct adm_ctx *ctx, struct model *m, const char *
         return 0;
 }
 
-static void print_record(const struct device *d)
+/* udevadm info's record, database included (db.c prints it). */
+static void print_record(const struct adm_ctx *ctx, const struct device *d)
 {
-        printf("P: %s\n", d->devpath);
-        printf("M: %s\n", d->sysname);
-        if (d->sysnum)
-                printf("R: %s\n", d->sysnum);
-        if (d->subsystem)
-                printf("U: %s\n", d->subsystem);
-        if (d->devtype)
-                printf("T: %s\n", d->devtype);
-        if (d->devnum_type)
-                printf("D: %c %u:%u\n", d->devnum_type, major(d->devnum), minor(d->devnum));
-        if (d->ifindex > 0)
-                printf("I: %d\n", d->ifindex);
-        if (d->devname)
-                printf("N: %s\n", d->devname);
-        if (d->udev) {
-                if (d->udev->link_priority)
-                        printf("L: %d\n", d->udev->link_priority);
-                STRV_FOREACH(l, d->udev->links)
-                        printf("S: %s\n", *l);
-        }
-        if (d->driver)
-                printf("V: %s\n", d->driver);
-        size_t it = 0;
-        const char *e;
-        while (props_next(&d->props, &it, &e, NULL))
-                printf("E: %s\n", e);
+        if (db_print_record(stdout, d, ctx->dev_root) < 0)
+                log_oom();
         printf("\n");
 }
 
@@ -135,7 +114,8 @@ static void help(void)
                "  -p --path=DEVPATH          The device by its sysfs path\n"
                "  -n --name=NODE             The device by its node name\n"
                "  -a --attribute-walk        Print the device's and its parents' attributes as rule keys\n"
-               "  -e --export-db             Print every device of the model\n"
+               "  -e --export-db             Print every device of the model with its database entry\n"
+               "  -c --cleanup-db            Remove the database, except db_persist entries\n"
                "  -r --root                  Prepend the /dev root to names and links\n");
 }
 
@@ -148,17 +128,18 @@ int verb_info(const struct adm_ctx *ctx, int argc, char **argv)
                 {"name", required_argument, NULL, 'n'},
                 {"attribute-walk", no_argument, NULL, 'a'},
                 {"export-db", no_argument, NULL, 'e'},
+                {"cleanup-db", no_argument, NULL, 'c'},
                 {"root", no_argument, NULL, 'r'},
                 {}
         };
         _cleanup_(model_freep) struct model *m = NULL;
         const char *path = NULL, *name = NULL;
         enum query query = QUERY_ALL;
-        bool walk = false, export_db = false, root = false;
+        bool walk = false, export_db = false, cleanup_db = false, root = false;
         struct device *d = NULL;
         int c, r;
 
-        while ((c = getopt_long(argc, argv, "hq:p:n:aer", options, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, "hq:p:n:acer", options, NULL)) >= 0) {
                 switch (c) {
                 case 'h':
                         help();
@@ -189,6 +170,9 @@ int verb_info(const struct adm_ctx *ctx, int argc, char **argv)
                 case 'e':
                         export_db = true;
                         break;
+                case 'c':
+                        cleanup_db = true;
+                        break;
                 case 'r':
                         root = true;
                         break;
@@ -203,6 +187,15 @@ int verb_info(const struct adm_ctx *ctx, int argc, char **argv)
                         name = argv[optind];
                 else
                         path = argv[optind];
+        }
+        if (cleanup_db) {
+                r = db_cleanup(ctx->run_root);
+                if (r < 0 && r != -ENOENT) {
+                        log_error_errno(r, "Cannot clean up %s: %m", ctx->run_root);
+                        return 1;
+                }
+                if (!export_db && !path && !name)
+                        return 0;
         }
         if (!export_db && !path && !name)
                 return adm_usage_error("info", "a device is needed: --path, --name, or --export-db");
@@ -220,14 +213,10 @@ int verb_info(const struct adm_ctx *ctx, int argc, char **argv)
                         log_error_errno(r, "Cannot scan %s: %m", ctx->sysfs_root);
                         return 1;
                 }
-                _cleanup_strv_free_ char **paths = NULL;
-                r = model_enumerate(m, false, &paths, NULL);
-                if (r < 0)
+                r = db_export(m, ctx->run_root, stdout);
+                if (r < 0) {
+                        log_error_errno(r, "Cannot export the database: %m");
                         return 1;
-                STRV_FOREACH(p, paths) {
-                        struct device *e = model_get(m, *p);
-                        if (e)
-                                print_record(e);
                 }
                 return 0;
         }
@@ -236,6 +225,9 @@ int verb_info(const struct adm_ctx *ctx, int argc, char **argv)
                 fprintf(stderr, "devmanadm info: no device for %s: %s\n", path ? path : name, strerror(-r));
                 return 1;
         }
+        r = db_read(ctx->run_root, d);
+        if (r < 0 && r != -ENODATA)
+                log_warning_errno(r, "Cannot read the database entry of %s: %m", d->devpath);
         if (walk) {
                 printf("\nWalking up the chain of parent devices from '%s', each printed as rule keys.\n\n",
                        d->devpath);
@@ -247,7 +239,7 @@ int verb_info(const struct adm_ctx *ctx, int argc, char **argv)
         const char *sep = root ? "/" : "";
         switch (query) {
         case QUERY_ALL:
-                print_record(d);
+                print_record(ctx, d);
                 break;
         case QUERY_PATH:
                 printf("%s\n", d->devpath);
@@ -269,10 +261,14 @@ int verb_info(const struct adm_ctx *ctx, int argc, char **argv)
                 break;
         }
         case QUERY_PROPERTY: {
+                struct props p = PROPS_INIT;
+                if (export_properties(d, ctx->dev_root, NULL, 0, &p) < 0)
+                        return log_oom(), 1;
                 size_t it = 0;
                 const char *e;
-                while (props_next(&d->props, &it, &e, NULL))
+                while (props_next(&p, &it, &e, NULL))
                         printf("%s\n", e);
+                props_clear(&p);
                 break;
         }
         }

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "adm.h"
+#include "ctrl.h"
 #include "log.h"
 #include "macros.h"
 #include "sysfs.h"
@@ -26,6 +27,22 @@ int adm_wait_for_queue(const struct adm_ctx *ctx, double timeout_sec)
 
         if (!queue)
                 return -ENOMEM;
+
+        /* A ping first: the daemon answers it only after reading every uevent the kernel had
+         * sent, so those events are in its queue (and the queue file exists) afterwards. */
+        _cleanup_free_ char *control = path_join(ctx->run_root, "control");
+        if (!control)
+                return -ENOMEM;
+        int cfd = ctrl_client_connect(control);
+        if (cfd >= 0) {
+                int r = ctrl_client_send(cfd, CTRL_PING, 0, NULL);
+                if (r >= 0)
+                        r = ctrl_client_wait(cfd, (uint64_t)(timeout_sec * 1e6));
+                close(cfd);
+                if (r == -ETIMEDOUT)
+                        return r;
+        }
+
         ifd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
         if (ifd < 0)
                 return negative_errno();

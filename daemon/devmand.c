@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* devmand: the device manager daemon. Option parsing, daemonizing and readiness; the work is
- * in manager.c. */
+/* devmand: the device manager daemon. Options, configuration, daemonizing and readiness; the
+ * work is in manager.c. */
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
@@ -8,18 +8,25 @@
 #include <sys/stat.h>
 #include <systemd/sd-daemon.h>
 
+#include "config.h"
+#include "listen-fds.h"
 #include "log.h"
 #include "manager.h"
 #include "strv.h"
+#include "sysfs.h"
 
+/* What the command line asked for, applied over the configuration files by apply_args(). */
 struct devmand_args {
-        struct manager_options opt;
         bool daemonize;
         bool debug;
+        bool once;
         int log_target;
-        int log_level;
+        int ready_fd;
+        int rcvbuf;
+        const char *config_file;
+        const char *sysfs_root, *dev_root, *run_root;
         char **rules_dirs;
-        char *abs[3]; /* storage for roots made absolute */
+        char **settings; /* "key=value" in udev.conf terms, in command-line order */
 };
 
 static void help(void)
@@ -39,11 +46,16 @@ static void help(void)
                "     --run=DIR               run directory: database, queue, control (default /run/udev)\n"
                "     --rules-dir=DIR         read rules from DIR instead of the standard directories\n"
                "                             (repeatable)\n"
-               "     --event-timeout=SEC     kill programs of an event after SEC seconds (default 180)\n"
-               "     --children-max=N        run at most N programs at once\n"
+               "     --config=FILE           read FILE instead of /etc/devman/devman.conf\n"
+               "  -c --children-max=N        run at most N programs at once\n"
+               "  -e --exec-delay=SEC        wait SEC seconds before each RUN program\n"
+               "  -t --event-timeout=SEC     kill programs of an event after SEC seconds (default 180)\n"
+               "     --timeout-signal=SIG    signal sent to programs that time out (default SIGKILL)\n"
+               "  -N --resolve-names=WHEN    early, late or never: when user and group names are resolved\n"
                "     --log-target=TARGET     console, kmsg, syslog or auto\n"
                "     --log-level=LEVEL       err, warning, notice, info or debug\n"
-               "     --ready-fd=N            write a newline to fd N when ready (s6 readiness)\n");
+               "     --ready-fd=N            write a newline to fd N when ready (s6 readiness)\n"
+               "     --receive-buffer=BYTES  kernel socket receive buffer (default 128 MiB)\n");
 }
 
 enum {
@@ -52,21 +64,19 @@ enum {
         ARG_DEV,
         ARG_RUN,
         ARG_RULES_DIR,
-        ARG_EVENT_TIMEOUT,
-        ARG_CHILDREN_MAX,
+        ARG_CONFIG,
+        ARG_TIMEOUT_SIGNAL,
         ARG_LOG_TARGET,
         ARG_LOG_LEVEL,
         ARG_READY_FD,
+        ARG_RECEIVE_BUFFER,
 };
 
-static int parse_uint(const char *s, unsigned long max, unsigned long *ret)
+static int push_setting(struct devmand_args *a, const char *key, const char *value)
 {
-        char *end;
-        errno = 0;
-        unsigned long v = strtoul(s, &end, 10);
-        if (errno || end == s || *end || v > max || s[0] == '-')
-                return -EINVAL;
-        *ret = v;
+        _cleanup_free_ char *kv = NULL;
+        if (asprintf(&kv, "%s=%s", key, value) < 0 || strv_push_copy(&a->settings, kv) < 0)
+                return log_oom();
         return 0;
 }
 
@@ -83,17 +93,22 @@ static int parse_args(int argc, char **argv, struct devmand_args *a)
                 {"dev", required_argument, NULL, ARG_DEV},
                 {"run", required_argument, NULL, ARG_RUN},
                 {"rules-dir", required_argument, NULL, ARG_RULES_DIR},
-                {"event-timeout", required_argument, NULL, ARG_EVENT_TIMEOUT},
-                {"children-max", required_argument, NULL, ARG_CHILDREN_MAX},
+                {"config", required_argument, NULL, ARG_CONFIG},
+                {"children-max", required_argument, NULL, 'c'},
+                {"exec-delay", required_argument, NULL, 'e'},
+                {"event-timeout", required_argument, NULL, 't'},
+                {"timeout-signal", required_argument, NULL, ARG_TIMEOUT_SIGNAL},
+                {"resolve-names", required_argument, NULL, 'N'},
                 {"log-target", required_argument, NULL, ARG_LOG_TARGET},
                 {"log-level", required_argument, NULL, ARG_LOG_LEVEL},
                 {"ready-fd", required_argument, NULL, ARG_READY_FD},
+                {"receive-buffer", required_argument, NULL, ARG_RECEIVE_BUFFER},
                 {}
         };
-        unsigned long v;
-        int c, r;
+        unsigned v;
+        int c, r = 0;
 
-        while ((c = getopt_long(argc, argv, "hVdD", options, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, "hVdDc:e:t:N:", options, NULL)) >= 0) {
                 switch (c) {
                 case 'h':
                         help();
@@ -108,101 +123,126 @@ static int parse_args(int argc, char **argv, struct devmand_args *a)
                         a->debug = true;
                         break;
                 case ARG_ONCE:
-                        a->opt.once = true;
+                        a->once = true;
                         break;
                 case ARG_SYSFS:
-                        a->opt.sysfs_root = optarg;
+                        a->sysfs_root = optarg;
                         break;
                 case ARG_DEV:
-                        a->opt.dev_root = optarg;
+                        a->dev_root = optarg;
                         break;
                 case ARG_RUN:
-                        a->opt.run_root = optarg;
+                        a->run_root = optarg;
                         break;
                 case ARG_RULES_DIR:
                         if (strv_push_copy(&a->rules_dirs, optarg) < 0)
                                 return log_oom();
                         break;
-                case ARG_EVENT_TIMEOUT:
-                        if (parse_uint(optarg, 86400, &v) < 0 || v == 0) {
-                                fprintf(stderr, "devmand: invalid --event-timeout: %s\n", optarg);
-                                return -EINVAL;
-                        }
-                        a->opt.event_timeout_usec = v * 1000000ULL;
+                case ARG_CONFIG:
+                        a->config_file = optarg;
                         break;
-                case ARG_CHILDREN_MAX:
-                        if (parse_uint(optarg, 65536, &v) < 0 || v == 0) {
-                                fprintf(stderr, "devmand: invalid --children-max: %s\n", optarg);
-                                return -EINVAL;
-                        }
-                        a->opt.children_max = (unsigned)v;
+                case 'c':
+                        r = push_setting(a, "children_max", optarg);
+                        break;
+                case 'e':
+                        r = push_setting(a, "exec_delay", optarg);
+                        break;
+                case 't':
+                        r = push_setting(a, "event_timeout", optarg);
+                        break;
+                case ARG_TIMEOUT_SIGNAL:
+                        r = push_setting(a, "timeout_signal", optarg);
+                        break;
+                case 'N':
+                        r = push_setting(a, "resolve_names", optarg);
+                        break;
+                case ARG_LOG_LEVEL:
+                        r = push_setting(a, "udev_log", optarg);
                         break;
                 case ARG_LOG_TARGET:
-                        r = log_target_from_string(optarg);
-                        if (r < 0) {
+                        a->log_target = log_target_from_string(optarg);
+                        if (a->log_target < 0) {
                                 fprintf(stderr, "devmand: invalid --log-target: %s\n", optarg);
                                 return -EINVAL;
                         }
-                        a->log_target = r;
-                        break;
-                case ARG_LOG_LEVEL:
-                        r = log_level_from_string(optarg);
-                        if (r < 0) {
-                                fprintf(stderr, "devmand: invalid --log-level: %s\n", optarg);
-                                return -EINVAL;
-                        }
-                        a->log_level = r;
                         break;
                 case ARG_READY_FD:
-                        if (parse_uint(optarg, INT_MAX, &v) < 0 || v < 3) {
+                        if (devman_parse_unsigned(optarg, &v) < 0 || v < 3 || v > INT_MAX) {
                                 fprintf(stderr, "devmand: invalid --ready-fd: %s\n", optarg);
                                 return -EINVAL;
                         }
-                        a->opt.ready_fd = (int)v;
+                        a->ready_fd = (int)v;
+                        break;
+                case ARG_RECEIVE_BUFFER:
+                        if (devman_parse_unsigned(optarg, &v) < 0 || v < 4096 || v > INT_MAX) {
+                                fprintf(stderr, "devmand: invalid --receive-buffer: %s\n", optarg);
+                                return -EINVAL;
+                        }
+                        a->rcvbuf = (int)v;
                         break;
                 default:
                         return -EINVAL; /* getopt printed the reason */
                 }
+                if (r < 0)
+                        return r;
         }
         if (optind < argc) {
                 fprintf(stderr, "devmand: unexpected argument: %s\n", argv[optind]);
                 return -EINVAL;
         }
-        a->opt.rules_dirs = a->rules_dirs;
         return 0;
 }
 
-/* --daemon changes to "/": relative roots are made absolute first. */
-static int make_absolute(const char **path, char **storage)
+/* --daemon changes to "/": relative paths become absolute first. */
+static int set_absolute_path(char **field, const char *path)
 {
-        if (!*path || (*path)[0] == '/')
-                return 0;
-        _cleanup_free_ char *cwd = getcwd(NULL, 0);
-        if (!cwd)
-                return negative_errno();
-        if (asprintf(storage, "%s/%s", cwd, *path) < 0)
-                return -ENOMEM;
-        *path = *storage;
-        return 0;
+        _cleanup_free_ char *abs = NULL;
+        if (path[0] != '/') {
+                _cleanup_free_ char *cwd = getcwd(NULL, 0);
+                if (!cwd)
+                        return negative_errno();
+                abs = path_join(cwd, path);
+                if (!abs)
+                        return -ENOMEM;
+                path = abs;
+        }
+        return devman_config_set_path(field, path);
 }
 
-static int absolute_roots(struct devmand_args *a)
+/* The command line over the configuration files (which were loaded first). */
+static int apply_args(const struct devmand_args *a, struct devman_config *c)
 {
         int r;
-        if ((r = make_absolute(&a->opt.sysfs_root, &a->abs[0])) < 0 ||
-            (r = make_absolute(&a->opt.dev_root, &a->abs[1])) < 0 ||
-            (r = make_absolute(&a->opt.run_root, &a->abs[2])) < 0)
-                return r;
-        STRV_FOREACH(d, a->rules_dirs) {
-                char *abs = NULL;
-                const char *p = *d;
-                if ((r = make_absolute(&p, &abs)) < 0)
-                        return r;
-                if (abs) {
-                        free(*d);
-                        *(char **)d = abs;
+
+        STRV_FOREACH(kv, a->settings) {
+                char *eq = strchr(*kv, '=');
+                *eq = '\0';
+                r = devman_config_set(c, *kv, eq + 1);
+                if (r < 0) {
+                        fprintf(stderr, "devmand: invalid value for %s: %s\n", *kv, eq + 1);
+                        *eq = '=';
+                        return -EINVAL;
+                }
+                *eq = '=';
+        }
+        if ((a->sysfs_root && (r = set_absolute_path(&c->sysfs_root, a->sysfs_root)) < 0) ||
+            (a->dev_root && (r = set_absolute_path(&c->dev_root, a->dev_root)) < 0) ||
+            (a->run_root && (r = set_absolute_path(&c->run_root, a->run_root)) < 0)) {
+                fprintf(stderr, "devmand: invalid root directory: %s\n", strerror(-r));
+                return -EINVAL;
+        }
+        if (a->rules_dirs) {
+                devman_config_clear_rules_dirs(c);
+                STRV_FOREACH(d, a->rules_dirs) {
+                        _cleanup_free_ char *abs = NULL;
+                        if ((r = set_absolute_path(&abs, *d)) < 0 || (r = devman_config_add_rules_dir(c, abs)) < 0) {
+                                fprintf(stderr, "devmand: invalid rules directory %s: %s\n", *d, strerror(-r));
+                                return -EINVAL;
+                        }
                 }
         }
+        if (a->debug)
+                c->log_level = LOG_DEBUG;
         return 0;
 }
 
@@ -254,61 +294,75 @@ static int daemonize(struct readiness *rd)
         if (setsid() < 0)
                 return negative_errno();
         rd->pipe_fd = p[1];
-        if (chdir("/") < 0) /* do not keep the start directory busy; roots are absolute by now */
+        if (chdir("/") < 0) /* do not keep the start directory busy; paths are absolute by now */
                 return negative_errno();
         return 0;
 }
 
 int main(int argc, char **argv)
 {
-        struct devmand_args a = {
-                .opt = {.listen_fd_kernel = -1, .listen_fd_control = -1, .ready_fd = -1,
-                        .rcvbuf = 128 * 1024 * 1024, .event_timeout_usec = 180 * 1000000ULL},
-                .log_target = LOG_TARGET_CONSOLE,
-                .log_level = -1,
-        };
+        struct devmand_args a = {.log_target = LOG_TARGET_CONSOLE, .ready_fd = -1};
         struct readiness rd = {.pipe_fd = -1, .ready_fd = -1};
+        struct devman_config *config = NULL;
         struct manager *m = NULL;
-        int r;
+        int r, status = 1;
 
         log_set_ident("devmand");
         r = parse_args(argc, argv, &a);
         if (r != 0) {
-                strv_free(a.rules_dirs);
-                return r > 0 ? 0 : 2;
+                status = r > 0 ? 0 : 2;
+                goto out;
         }
-        if (a.debug)
-                log_set_max_level(LOG_DEBUG);
-        else if (a.log_level >= 0)
-                log_set_max_level(a.log_level);
+        r = devman_config_new(&config);
+        if (r < 0) {
+                log_oom();
+                goto out;
+        }
+        (void)devman_config_load(config, NULL, a.config_file); /* problems are logged, never fatal */
+        r = apply_args(&a, config);
+        if (r < 0) {
+                status = 2;
+                goto out;
+        }
+        log_set_max_level(config->log_level);
         if (a.daemonize && a.log_target == LOG_TARGET_CONSOLE)
                 a.log_target = LOG_TARGET_AUTO;
         if (a.log_target != LOG_TARGET_CONSOLE)
                 (void)log_set_target(a.log_target);
-        rd.ready_fd = a.opt.ready_fd;
+        rd.ready_fd = a.ready_fd;
         umask(022);
 
-        if (a.daemonize) {
-                r = absolute_roots(&a);
+        struct manager_options opt = {
+                .config = config,
+                .once = a.once,
+                .rcvbuf = a.rcvbuf > 0 ? a.rcvbuf : 128 * 1024 * 1024,
+                .listen_fd_kernel = -1,
+                .listen_fd_control = -1,
+        };
+        if (!a.once) {
+                _cleanup_free_ char *control = path_join(config->run_root, "control");
+                r = control ? listen_fds_take(control, &opt.listen_fd_kernel, &opt.listen_fd_control) : -ENOMEM;
                 if (r < 0) {
-                        log_error_errno(r, "Cannot resolve the root directories: %m");
+                        log_error_errno(r, "Cannot take the sockets passed by the service manager: %m");
                         goto out;
                 }
+        }
+        if (a.daemonize) {
                 r = daemonize(&rd);
                 if (r < 0) {
                         log_error_errno(r, "Cannot detach: %m");
                         goto out;
                 }
         }
-        r = manager_new(&a.opt, &m);
+        r = manager_new(&opt, &m);
         if (r < 0)
                 goto out;
-        r = manager_run(m, on_ready, &rd);
+        status = manager_run(m, on_ready, &rd) == 0 ? 0 : 1;
 out:
         manager_free(m);
+        devman_config_free(config);
         strv_free(a.rules_dirs);
-        for (size_t i = 0; i < ELEMENTSOF(a.abs); i++)
-                free(a.abs[i]);
+        strv_free(a.settings);
         log_close();
-        return r == 0 ? 0 : 1;
+        return status;
 }

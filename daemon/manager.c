@@ -9,12 +9,19 @@
 #include <systemd/sd-event.h>
 #include <time.h>
 
+#include "builtin.h"
+#include "config.h"
+#include "ctrl.h"
 #include "hashmap.h"
 #include "log.h"
 #include "model.h"
+#include "monitor.h"
 #include "netlink.h"
 #include "process.h"
 #include "queue.h"
+#include "reconcile.h"
+#include "rules-load.h"
+#include "spawn.h"
 #include "strv.h"
 #include "sysfs.h"
 
@@ -22,8 +29,9 @@
  *  - signals: an exit request is seen before more work is started;
  *  - kernel socket: read every pending uevent before anything is processed, so the queue is
  *    complete (ordering is decided on it) and the socket buffer does not overflow;
+ *  - children: finish the events that wait for them;
  *  - control socket: after the kernel socket, so a "ping" answer means every event the
- *    kernel had sent is queued;
+ *    kernel had sent before it is queued (udevadm settle relies on that);
  *  - starting events: last, in bounded batches, so reading never starves. */
 enum {
         PRIORITY_SIGNAL = -300,
@@ -33,28 +41,45 @@ enum {
         PRIORITY_START = 100,
 };
 
+/* The marker a running daemon keeps in its run dir; only a clean exit removes it, so finding
+ * it at start means the previous daemon crashed. */
+#define RUNNING_MARKER ".devmand-running"
+
 /* Events started per turn of the loop before the kernel socket is read again. */
 #define START_BATCH 64
+/* How often, at most, the rules directories are checked for changes before an event. */
+#define RULES_CHECK_INTERVAL_USEC (3 * 1000000ULL)
 
 struct manager {
         sd_event *event;
         struct manager_options opt;
+        const struct devman_config *config;
         char *sysfs_root, *dev_root, *run_root;
         int devfd, runfd;
 
         struct model *model;
+        struct rules *rules;
+        struct builtin_ctx builtins;
+        bool builtins_ready;
+        struct spawn_manager *spawn;
+        struct monitor *monitor;
+        struct ctrl_server *ctrl;
         struct uevent_listener *listener;
         sd_event_source *kernel_source;
         sd_event_source *start_source;
 
         struct event_queue queue;
         struct process_ctx process;
+        struct props global_props; /* udevadm control --property */
 
-        bool queue_file;     /* <run>/queue exists */
-        bool resync_pending; /* the kernel dropped events: rescan sysfs when the queue drains */
+        uint64_t rules_checked_usec;
+        bool reload_pending;  /* rules reload waits until no event runs (running events use them) */
+        bool exec_stopped;    /* control: stop-exec-queue */
+        bool queue_file;      /* <run>/queue exists */
+        bool resync_pending;  /* the kernel dropped events: rescan sysfs when the queue drains */
         bool exiting;
+        bool marker;          /* RUNNING_MARKER created by us */
         int exit_status;
-        unsigned long n_events;
 };
 
 static uint64_t now_usec(void)
@@ -64,10 +89,11 @@ static uint64_t now_usec(void)
         return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
 }
 
-/* <run>/queue exists exactly while events are queued or running (libudev's "queue is empty"). */
+/* <run>/queue exists exactly while events are queued or running (libudev's "queue is empty"),
+ * or while a resynchronisation is due: the events it will queue are not yet known. */
 static void update_queue_file(struct manager *m)
 {
-        bool want = !event_queue_is_empty(&m->queue);
+        bool want = !event_queue_is_empty(&m->queue) || (m->resync_pending && !m->exiting);
         if (want == m->queue_file || m->runfd < 0)
                 return;
         if (want) {
@@ -94,7 +120,34 @@ static void maybe_finish(struct manager *m)
                 sd_event_exit(m->event, m->exit_status);
 }
 
-static void on_event_done(struct event *e, int result, void *userdata)
+static int load_rules(struct manager *m)
+{
+        struct rules_load_options o = {
+                .dirs = m->config->rules_dirs,
+                .resolve_names = m->config->resolve_names,
+        };
+        struct rules *rules = NULL;
+        int r = rules_load(&o, &rules);
+        if (r < 0)
+                return log_error_errno(r, "Cannot load rules: %m");
+        if (r > 0)
+                log_warning("Rules loaded with %d errors (those lines are skipped)", r);
+        m->process.rules = NULL;
+        rules_free(m->rules);
+        m->rules = rules;
+        m->process.rules = rules;
+        m->rules_checked_usec = now_usec();
+        return 0;
+}
+
+/* Reloads now when no event runs, else as soon as the running ones are done. */
+static void request_reload(struct manager *m)
+{
+        m->reload_pending = true;
+        schedule_start(m);
+}
+
+static void on_event_done(struct event *e, struct device *dev, int result, void *userdata)
 {
         struct manager *m = userdata;
         log_debug("Event %" PRIu64 " (%s %s) done%s", e->seqnum, uevent_action_to_string(e->uevent->action),
@@ -112,7 +165,6 @@ static int queue_uevent(struct manager *m, struct uevent *ev)
         int r = event_queue_push(&m->queue, ev, now_usec(), NULL);
         if (r < 0)
                 return log_error_errno(r, "Could not queue an event, dropping it: %m");
-        m->n_events++;
         update_queue_file(m);
         schedule_start(m);
         return 0;
@@ -184,8 +236,8 @@ static int resync(struct manager *m)
                 if (r >= 0 && queue_uevent(m, ev) >= 0)
                         removed++;
         }
-        log_info("Resynchronised with sysfs after lost events: %zu added, %zu removed, %zu changed", added, removed,
-                 changed);
+        log_notice("Resynchronised with sysfs after lost events: %zu added, %zu removed, %zu changed", added,
+                   removed, changed);
         return 0;
 }
 
@@ -194,6 +246,24 @@ static int on_start(sd_event_source *s, void *userdata)
         struct manager *m = userdata;
         unsigned started = 0;
         struct event *e;
+
+        if (m->exec_stopped)
+                return 0;
+        /* Rules changed on disk or a reload was asked for: reload between events. */
+        if (!m->reload_pending && m->rules && m->queue.n_queued > 0 &&
+            now_usec() - m->rules_checked_usec >= RULES_CHECK_INTERVAL_USEC) {
+                m->rules_checked_usec = now_usec();
+                if (rules_changed_since_load(m->rules)) {
+                        log_info("Rules changed on disk, reloading");
+                        m->reload_pending = true;
+                }
+        }
+        if (m->reload_pending) {
+                if (m->queue.n_running > 0)
+                        return 0; /* the last running event's completion schedules us again */
+                m->reload_pending = false;
+                (void)load_rules(m); /* on failure the old rules stay */
+        }
 
         while (started < START_BATCH && (e = event_queue_next_ready(&m->queue))) {
                 event_queue_set_running(&m->queue, e);
@@ -208,8 +278,9 @@ static int on_start(sd_event_source *s, void *userdata)
         if (event_queue_next_ready(&m->queue))
                 schedule_start(m); /* more to do: after the kernel socket had its turn */
         else if (m->resync_pending && event_queue_is_empty(&m->queue)) {
-                m->resync_pending = false;
                 resync(m);
+                m->resync_pending = false;
+                update_queue_file(m);
         }
         maybe_finish(m);
         return 0;
@@ -227,6 +298,7 @@ static int on_kernel(sd_event_source *s, int fd, uint32_t revents, void *userdat
                 if (r == -ENOBUFS) {
                         log_warning("The kernel dropped uevents (receive buffer overflow); will resynchronise");
                         m->resync_pending = true;
+                        update_queue_file(m);
                         schedule_start(m);
                         continue;
                 }
@@ -241,10 +313,8 @@ static int on_kernel(sd_event_source *s, int fd, uint32_t revents, void *userdat
         return 0;
 }
 
-static int on_exit_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+static void start_exit(struct manager *m)
 {
-        struct manager *m = userdata;
-        log_info("Received SIG%s, exiting once running events are done", sigabbrev_np((int)si->ssi_signo));
         m->exiting = true;
         /* queued events that have not started are dropped; the next daemon's coldplug redoes them */
         for (struct event *e = m->queue.head, *next; e; e = next) {
@@ -256,14 +326,93 @@ static int on_exit_signal(sd_event_source *s, const struct signalfd_siginfo *si,
         if (m->kernel_source)
                 sd_event_source_set_enabled(m->kernel_source, SD_EVENT_OFF);
         maybe_finish(m);
+}
+
+static int on_exit_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+        struct manager *m = userdata;
+        log_info("Received SIG%s, exiting once running events are done", sigabbrev_np((int)si->ssi_signo));
+        start_exit(m);
         return 0;
 }
 
 static int on_reload_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
 {
-        log_info("Received SIGHUP: reloading");
+        log_info("Received SIGHUP: reloading rules");
+        request_reload(userdata);
         return 0;
 }
+
+/* ---- control socket ---------------------------------------------------------------- */
+
+static void ctrl_set_log_level(int level, void *userdata)
+{
+        log_set_max_level(level);
+        log_info("Log level set to %s", log_level_to_string(level));
+}
+
+static void ctrl_stop_exec_queue(void *userdata)
+{
+        struct manager *m = userdata;
+        m->exec_stopped = true;
+        log_debug("Event execution stopped");
+}
+
+static void ctrl_start_exec_queue(void *userdata)
+{
+        struct manager *m = userdata;
+        m->exec_stopped = false;
+        log_debug("Event execution started");
+        schedule_start(m);
+}
+
+static void ctrl_reload(void *userdata)
+{
+        log_info("Reload requested through the control socket");
+        request_reload(userdata);
+}
+
+static void ctrl_set_env(const char *key, const char *value, void *userdata)
+{
+        struct manager *m = userdata;
+        /* "KEY=" removes the property, as with udevd */
+        int r = props_set(&m->global_props, key, isempty(value) ? NULL : value, PROP_GLOBAL);
+        if (r < 0)
+                log_warning_errno(r, "Cannot set global property %s, ignoring: %m", key);
+        else
+                log_debug("Global property %s=%s", key, strempty(value));
+}
+
+static void ctrl_set_children_max(unsigned n, void *userdata)
+{
+        struct manager *m = userdata;
+        spawn_manager_set_children_max(m->spawn, n);
+        log_debug("children_max set to %u", n);
+}
+
+static void ctrl_exit(void *userdata)
+{
+        log_info("Exit requested through the control socket");
+        start_exit(userdata);
+}
+
+static void ctrl_ping(void *userdata)
+{
+        log_debug("Ping");
+}
+
+static const struct ctrl_ops ctrl_ops = {
+        .set_log_level = ctrl_set_log_level,
+        .stop_exec_queue = ctrl_stop_exec_queue,
+        .start_exec_queue = ctrl_start_exec_queue,
+        .reload = ctrl_reload,
+        .set_env = ctrl_set_env,
+        .set_children_max = ctrl_set_children_max,
+        .ping = ctrl_ping,
+        .exit = ctrl_exit,
+};
+
+/* ---- setup ------------------------------------------------------------------------- */
 
 static int open_root_dir(const char *path, bool create, int *ret)
 {
@@ -298,10 +447,11 @@ int manager_new(const struct manager_options *o, struct manager **ret)
         if (!m)
                 return log_oom();
         m->opt = *o;
+        m->config = o->config;
         m->devfd = m->runfd = -1;
-        m->sysfs_root = strdup(o->sysfs_root ? o->sysfs_root : "/sys");
-        m->dev_root = strdup(o->dev_root ? o->dev_root : "/dev");
-        m->run_root = strdup(o->run_root ? o->run_root : "/run/udev");
+        m->sysfs_root = strdup(o->config->sysfs_root);
+        m->dev_root = strdup(o->config->dev_root);
+        m->run_root = strdup(o->config->run_root);
         if (!m->sysfs_root || !m->dev_root || !m->run_root) {
                 r = log_oom();
                 goto fail;
@@ -319,8 +469,17 @@ int manager_new(const struct manager_options *o, struct manager **ret)
                 log_error_errno(r, "Cannot open the run directory %s: %m", m->run_root);
                 goto fail;
         }
-        /* A queue file left by a daemon that died is stale. */
+        /* A queue file and control socket left by a daemon that died are stale: remove them at
+         * once, so nobody takes the old socket for a sign that this daemon is ready. */
         (void)unlinkat(m->runfd, "queue", 0);
+        {
+                _cleanup_free_ char *control = path_join(m->run_root, "control");
+                int cfd = control && o->listen_fd_control < 0 ? ctrl_client_connect(control) : -EBADF;
+                if (cfd >= 0)
+                        close(cfd); /* someone answers: ctrl_server_new() will refuse to take over */
+                else if (cfd == -ECONNREFUSED)
+                        (void)unlinkat(m->runfd, "control", 0);
+        }
 
         r = model_new(m->sysfs_root, &m->model);
         if (r < 0) {
@@ -336,12 +495,27 @@ int manager_new(const struct manager_options *o, struct manager **ret)
                 log_error_errno(r, "Cannot create the event loop: %m");
                 goto fail;
         }
-
+        r = spawn_manager_new(m->event, NULL, m->config->children_max, &m->spawn);
+        if (r < 0) {
+                log_error_errno(r, "Cannot set up child processes: %m");
+                goto fail;
+        }
+        m->builtins.sysfs_root = m->sysfs_root;
+        r = load_rules(m);
+        if (r < 0)
+                goto fail;
         m->process = (struct process_ctx){
                 .model = m->model,
+                .dev_root = m->dev_root,
+                .run_root = m->run_root,
                 .devfd = m->devfd,
                 .runfd = m->runfd,
-                .event_timeout_usec = o->event_timeout_usec,
+                .rules = m->rules,
+                .builtins = &m->builtins,
+                .spawn = m->spawn,
+                .event_timeout_usec = m->config->event_timeout_usec,
+                .timeout_signal = m->config->timeout_signal,
+                .global_props = &m->global_props,
         };
         *ret = m;
         return 0;
@@ -359,6 +533,15 @@ struct manager *manager_free(struct manager *m)
                         process_event_abort(e);
         event_queue_clear(&m->queue);
         update_queue_file(m);
+        ctrl_server_free(m->ctrl);
+        spawn_manager_free(m->spawn); /* kills children of aborted events */
+        if (m->marker)
+                (void)unlinkat(m->runfd, RUNNING_MARKER, 0); /* a clean exit */
+        if (m->builtins_ready)
+                builtin_exit_all(&m->builtins);
+        monitor_free(m->monitor);
+        rules_free(m->rules);
+        props_clear(&m->global_props);
         sd_event_source_unref(m->kernel_source);
         sd_event_source_unref(m->start_source);
         uevent_listener_free(m->listener);
@@ -397,33 +580,98 @@ static int queue_coldplug(struct manager *m)
         return 0;
 }
 
+/* What a previous daemon (perhaps killed mid-storm) left behind is brought in line with sysfs. */
+static int reconcile_previous(struct manager *m)
+{
+        _cleanup_strv_free_ char **add = NULL;
+        struct reconcile_stats st;
+        bool crashed = faccessat(m->runfd, RUNNING_MARKER, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+        int fd = openat(m->runfd, RUNNING_MARKER, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+        if (fd < 0)
+                log_warning("Cannot create %s/%s, a crash will not be detected: %m", m->run_root, RUNNING_MARKER);
+        else
+                close(fd);
+        m->marker = fd >= 0;
+        if (crashed)
+                log_notice("The previous daemon did not exit cleanly: reconciling");
+        int r = reconcile(m->model, m->devfd, m->runfd, m->run_root, crashed, &add, &st);
+        if (r < 0)
+                return log_error_errno(r, "Cannot reconcile with the previous state in %s: %m", m->run_root);
+        STRV_FOREACH(p, add) {
+                struct uevent *ev = NULL;
+                if (uevent_new(UEVENT_ADD, *p, NULL, &ev) >= 0)
+                        queue_uevent(m, ev);
+        }
+        if (st.stale_entries || st.stale_nodes || st.stale_claims || st.to_add)
+                log_notice("Reconciled with the previous state: %u stale entries, %u stale nodes, %u stale link "
+                           "claims removed; %u devices to process",
+                           st.stale_entries, st.stale_nodes, st.stale_claims, st.to_add);
+        return 0;
+}
+
+static int add_signal(struct manager *m, int sig, sd_event_signal_handler_t handler)
+{
+        sd_event_source *s = NULL;
+        int r = sd_event_add_signal(m->event, &s, sig, handler, m);
+        if (r >= 0)
+                r = sd_event_source_set_priority(s, PRIORITY_SIGNAL);
+        if (r >= 0)
+                r = sd_event_source_set_floating(s, 1);
+        sd_event_source_unref(s);
+        return r;
+}
+
 static int setup_signals(struct manager *m)
 {
         sigset_t mask;
+        int r;
         sigemptyset(&mask);
         sigaddset(&mask, SIGTERM);
         sigaddset(&mask, SIGINT);
         sigaddset(&mask, SIGHUP);
-        sigaddset(&mask, SIGCHLD);
+        sigaddset(&mask, SIGCHLD); /* sd-event child sources need it blocked */
         if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
                 return negative_errno();
-        sd_event_source *s = NULL;
+        if ((r = add_signal(m, SIGTERM, on_exit_signal)) < 0 || (r = add_signal(m, SIGINT, on_exit_signal)) < 0 ||
+            (r = add_signal(m, SIGHUP, on_reload_signal)) < 0)
+                return r;
+        return 0;
+}
+
+static int setup_listening(struct manager *m)
+{
         int r;
-        if ((r = sd_event_add_signal(m->event, &s, SIGTERM, on_exit_signal, m)) < 0 ||
-            (r = sd_event_source_set_priority(s, PRIORITY_SIGNAL)) < 0)
-                return r;
-        sd_event_source_set_floating(s, 1);
-        sd_event_source_unref(s);
-        if ((r = sd_event_add_signal(m->event, &s, SIGINT, on_exit_signal, m)) < 0 ||
-            (r = sd_event_source_set_priority(s, PRIORITY_SIGNAL)) < 0)
-                return r;
-        sd_event_source_set_floating(s, 1);
-        sd_event_source_unref(s);
-        if ((r = sd_event_add_signal(m->event, &s, SIGHUP, on_reload_signal, m)) < 0 ||
-            (r = sd_event_source_set_priority(s, PRIORITY_SIGNAL)) < 0)
-                return r;
-        sd_event_source_set_floating(s, 1);
-        sd_event_source_unref(s);
+
+        r = uevent_listener_new(m->opt.listen_fd_kernel, m->opt.rcvbuf, &m->listener);
+        m->opt.listen_fd_kernel = -1;
+        if (r < 0)
+                return log_error_errno(r, "Cannot open the kernel uevent socket: %m");
+        r = sd_event_add_io(m->event, &m->kernel_source, uevent_listener_fd(m->listener), EPOLLIN, on_kernel, m);
+        if (r >= 0)
+                r = sd_event_source_set_priority(m->kernel_source, PRIORITY_KERNEL);
+        if (r < 0)
+                return log_error_errno(r, "Cannot watch the kernel uevent socket: %m");
+
+        /* libudev 252 aborts on a DEVNAME outside /dev/: clients get the names they would
+         * use, even when the nodes are made under a private root (tests, staging) */
+        r = monitor_new("/dev", &m->monitor);
+        if (r < 0)
+                return log_error_errno(r, "Cannot open the udev monitor socket: %m");
+        m->process.monitor = m->monitor;
+
+        /* The control socket last: its existence tells libudev clients (and init scripts) that
+         * the daemon is ready. */
+        if (m->opt.listen_fd_control >= 0) {
+                r = ctrl_server_new_from_fd(m->event, m->opt.listen_fd_control, &ctrl_ops, m, &m->ctrl);
+                m->opt.listen_fd_control = -1;
+        } else {
+                _cleanup_free_ char *path = path_join(m->run_root, "control");
+                r = path ? ctrl_server_new(m->event, path, &ctrl_ops, m, &m->ctrl) : -ENOMEM;
+        }
+        if (r == -EADDRINUSE)
+                return log_error_errno(r, "Another daemon answers on %s/control", m->run_root);
+        if (r < 0)
+                return log_error_errno(r, "Cannot create the control socket: %m");
         return 0;
 }
 
@@ -443,6 +691,11 @@ int manager_run(struct manager *m, void (*on_ready)(void *userdata), void *userd
         if (r < 0)
                 return log_error_errno(r, "Cannot set up the event queue: %m"), 1;
 
+        r = builtin_init_all(&m->builtins);
+        if (r < 0)
+                log_warning_errno(r, "Some builtins could not be initialised, rules using them will fail: %m");
+        m->builtins_ready = true;
+
         if (m->opt.once) {
                 r = queue_coldplug(m);
                 if (r < 0)
@@ -452,20 +705,16 @@ int manager_run(struct manager *m, void (*on_ready)(void *userdata), void *userd
                 if (event_queue_is_empty(&m->queue))
                         return 0;
         } else {
-                r = uevent_listener_new(m->opt.listen_fd_kernel, m->opt.rcvbuf, &m->listener);
-                if (r < 0)
-                        return log_error_errno(r, "Cannot open the kernel uevent socket: %m"), 1;
-                r = sd_event_add_io(m->event, &m->kernel_source, uevent_listener_fd(m->listener), EPOLLIN,
-                                    on_kernel, m);
-                if (r >= 0)
-                        r = sd_event_source_set_priority(m->kernel_source, PRIORITY_KERNEL);
-                if (r < 0)
-                        return log_error_errno(r, "Cannot watch the kernel uevent socket: %m"), 1;
-
                 r = model_scan(m->model);
                 if (r < 0)
                         return log_error_errno(r, "Cannot scan %s: %m", m->sysfs_root), 1;
                 log_debug("Model built from %s: %d devices", m->sysfs_root, r);
+                r = setup_listening(m);
+                if (r < 0)
+                        return 1;
+                r = reconcile_previous(m);
+                if (r < 0)
+                        return 1;
                 if (on_ready)
                         on_ready(userdata);
         }

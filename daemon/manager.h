@@ -8,18 +8,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+struct devman_config;
+
 struct manager_options {
-        const char *sysfs_root; /* default /sys */
-        const char *dev_root;   /* default /dev */
-        const char *run_root;   /* default /run/udev */
-        char **rules_dirs;      /* NULL: the standard directories */
+        const struct devman_config *config; /* roots, rules dirs, timeouts; borrowed for the manager's life */
         bool once;              /* coldplug every device of the sysfs root, then exit */
         int rcvbuf;             /* kernel socket receive buffer, bytes */
-        int listen_fd_kernel;   /* socket-activated kernel socket, or -1 */
-        int listen_fd_control;  /* socket-activated control socket, or -1 */
-        int ready_fd;           /* --ready-fd: write a newline when ready, or -1 */
-        uint64_t event_timeout_usec;
-        unsigned children_max;
+        int listen_fd_kernel;   /* socket-activated kernel socket, or -1 (the manager takes it) */
+        int listen_fd_control;  /* socket-activated control socket, or -1 (the manager takes it) */
 };
 
 struct manager;

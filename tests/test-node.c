@@ -242,6 +242,13 @@ static void test_add_existing(void)
         CHECK(lstat_at("full", &st2));
         CHECK(S_ISDIR(st2.st_mode));
 
+        /* An existing directory keeps the mode its owner gave it. */
+        CHECK_INT(mkdirat(devfd, "snd", 0700), 0);
+        CHECK_INT(fchmodat(devfd, "snd", 0710, 0), 0);
+        CHECK_INT(node_add(devfd, "snd/seq", 'c', makedev(116, 1), 0660, 0, 0), 1);
+        CHECK(lstat_at("snd", &st2));
+        CHECK_INT(st2.st_mode & 07777, 0710);
+
         /* A stale char/M:m symlink is repointed; a real file there is not replaced. */
         CHECK_INT(symlinkat("../old", devfd, "char/4:1"), 0);
         CHECK_INT(node_add(devfd, "tty1", 'c', makedev(4, 1), 0620, 0, 5), 1);
@@ -365,7 +372,8 @@ static void test_remove(void)
 static void test_hostile_names(void)
 {
         static const char *const bad[] = {
-                "", "/etc/shadow", "../escape", "a/../../escape", "./x", "x/.", "x//y", "x/", "x\ny", "\x1b[2J",
+                "",    "/etc/shadow", "../escape", "a/../../escape", "./x",
+                "x/.", "x//y",        "x/",        "x\ny",           "\x1b[2J",
         };
 
         setup();
@@ -388,5 +396,72 @@ static void test_hostile_names(void)
         teardown();
 }
 
+/* Deterministic random names from a hostile alphabet: invalid ones are refused, valid ones
+ * land inside the root and can all be removed again, leaving nothing but the empty "char". */
+static void test_random_names(void)
+{
+        static const char alphabet[] = "ab./\n\\ \x01";
+        unsigned seed = 12345;
+        char name[16];
+        char *names[400];
+        int n_valid = 0, n_invalid = 0;
+
+        if (geteuid() != 0) {
+                CHECK(!"node tests need root (CAP_MKNOD)");
+                return;
+        }
+        setup();
+        char *sibling = test_tmpdir_new("node-sibling");
+
+        for (int i = 0; i < 400; i++) {
+                seed = seed * 1103515245 + 12345;
+                size_t len = (seed >> 16) % 12;
+                for (size_t k = 0; k < len; k++) {
+                        seed = seed * 1103515245 + 12345;
+                        name[k] = alphabet[(seed >> 16) % (sizeof(alphabet) - 1)];
+                }
+                name[len] = 0;
+                names[i] = strdup(name);
+
+                int r = node_add(devfd, name, 'c', makedev(1, 3), 0600, 0, 0);
+                if (!devdir_name_valid(name)) {
+                        CHECK_INT(r, -EINVAL);
+                        n_invalid++;
+                } else {
+                        /* Valid names can still collide with earlier ones ("a" node vs "a/b"). */
+                        CHECK(r >= 0 || r == -ENOTDIR || r == -EISDIR);
+                        n_valid++;
+                }
+        }
+        CHECK(n_valid > 50);
+        CHECK(n_invalid > 50);
+
+        for (int i = 0; i < 400; i++) {
+                int r = node_remove(devfd, names[i], 'c', makedev(1, 3));
+                CHECK(devdir_name_valid(names[i]) ? r >= 0 || r == -ENOTDIR : r == -EINVAL);
+                free(names[i]);
+        }
+
+        DIR *d = opendir(root);
+        struct dirent *de;
+        int left = 0;
+        while (d && (de = readdir(d)))
+                if (!streq(de->d_name, ".") && !streq(de->d_name, "..")) {
+                        CHECK_STR(de->d_name, "char");
+                        left++;
+                }
+        if (d)
+                closedir(d);
+        CHECK(left <= 1);
+        struct stat st;
+        if (left) {
+                CHECK(lstat_at("char", &st) && S_ISDIR(st.st_mode));
+                CHECK(!exists("char/1:3")); /* the link went with the node it pointed to */
+        }
+        CHECK_INT(rmdir(sibling), 0); /* still empty: nothing escaped */
+        free(sibling);
+        teardown();
+}
+
 TEST_MAIN(TEST(test_name_valid), TEST(test_relative_target), TEST(test_add_basic), TEST(test_add_existing),
-          TEST(test_no_follow), TEST(test_remove), TEST(test_hostile_names))
+          TEST(test_no_follow), TEST(test_remove), TEST(test_hostile_names), TEST(test_random_names))

@@ -11,6 +11,7 @@
 #include "format.h"
 #include "log.h"
 #include "rules-load.h"
+#include "rules-static.h"
 #include "strv.h"
 #include "test-util.h"
 
@@ -329,6 +330,35 @@ static void test_cmdline_split(void)
         strv_free(argv);
 }
 
-TEST_MAIN(TEST(test_stock_rules), TEST(test_broken_lines), TEST(test_nul_and_garbage), TEST(test_continuation_comments),
+static int static_cb(const char *name, mode_t mode, uid_t uid, gid_t gid, char *const *tags, void *userdata)
+{
+        char *out = userdata;
+        _cleanup_free_ char *t = strv_join(tags, NULL, ",");
+        char m[16] = "-";
+        if (mode != (mode_t)-1)
+                snprintf(m, sizeof(m), "%o", (unsigned)mode);
+        snprintf(out + strlen(out), 256 - strlen(out), "%s:%s:%d:%d:%s;", name, m, (int)uid, (int)gid, t ? t : "");
+        return 0;
+}
+
+static void test_static_nodes(void)
+{
+        static const char text[] = "KERNEL==\"x\", OWNER=\"0\", GROUP=\"0\", MODE=\"0660\", TAG+=\"uaccess\", "
+                                   "TAG+=\"seat\", OPTIONS+=\"static_node=snd/seq\"\n"
+                                   "KERNEL==\"y\", MODE=\"0600\"\n"
+                                   "OPTIONS+=\"static_node=kvm\"\n"
+                                   "OPTIONS+=\"static_node=../escape\"\n";
+        struct rules *rules = rules_new(RESOLVE_NAMES_EARLY);
+        char *log = NULL;
+        CHECK_INT(parse_capture(rules, text, sizeof(text) - 1, &log), 1);
+        CHECK(strstr(log, "t.rules:4: Invalid static_node name") != NULL);
+        char out[256] = "";
+        CHECK_INT(rules_foreach_static_node(rules, static_cb, out), 0);
+        CHECK_STR(out, "snd/seq:660:0:0:uaccess,seat;kvm:-:-1:-1:;");
+        free(log);
+        rules_free(rules);
+}
+
+TEST_MAIN(TEST(test_stock_rules), TEST(test_static_nodes), TEST(test_broken_lines), TEST(test_nul_and_garbage), TEST(test_continuation_comments),
           TEST(test_values_and_patterns), TEST(test_goto), TEST(test_format_check), TEST(test_replace_chars),
           TEST(test_cmdline_split))

@@ -1,0 +1,627 @@
+/* SPDX-License-Identifier: MIT */
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <sys/stat.h>
+
+#include "devdir.h"
+#include "hashmap.h"
+#include "links.h"
+#include "macros.h"
+#include "strv.h"
+
+#define CLAIMS_DIR "links"
+/* Device ids are short ("b8:0", "+subsys:sysname"); the bound only keeps records small. */
+#define DEVICE_ID_MAX 512
+
+struct claim {
+        int priority;
+        uint64_t seq;
+        char *devname;
+        char *device_id;
+        char *link;
+        char *record; /* the raw record; the fields above point into it */
+};
+
+static void claim_clear(struct claim *c)
+{
+        free(c->record);
+        *c = (struct claim){0};
+}
+
+static bool device_id_valid(const char *id)
+{
+        if (isempty(id) || strlen(id) > DEVICE_ID_MAX)
+                return false;
+        for (const unsigned char *p = (const unsigned char *)id; *p; p++)
+                if (*p < 0x20 || *p == 0x7f)
+                        return false;
+        return true;
+}
+
+/* A string as one directory entry name (see links.h). */
+static int escape_name(const char *s, char **ret)
+{
+        size_t n = 0;
+        for (const char *p = s; *p; p++)
+                n += (*p == '/' || *p == '\\' || (p == s && *p == '.')) ? 4 : 1;
+
+        if (n > NAME_MAX) {
+                if (asprintf(ret, "\\#%016" PRIx64, hash_string(s)) < 0)
+                        return -ENOMEM;
+                return 0;
+        }
+
+        char *e = malloc(n + 1), *q = e;
+        if (!e)
+                return -ENOMEM;
+        for (const char *p = s; *p; p++) {
+                if (*p == '/' || *p == '\\' || (p == s && *p == '.'))
+                        q += sprintf(q, "\\x%02x", (unsigned char)*p);
+                else
+                        *q++ = *p;
+        }
+        *q = 0;
+        *ret = e;
+        return 0;
+}
+
+/* The reverse, for claim directories that lost all records; -EINVAL for hashed names. */
+static int unescape_name(const char *s, char **ret)
+{
+        char *u = malloc(strlen(s) + 1), *q = u;
+        if (!u)
+                return -ENOMEM;
+        for (const char *p = s; *p;) {
+                unsigned v;
+                if (*p != '\\') {
+                        *q++ = *p++;
+                        continue;
+                }
+                if (p[1] != 'x' || sscanf(p + 2, "%2x", &v) != 1 || v == 0) {
+                        free(u);
+                        return -EINVAL;
+                }
+                *q++ = (char)v;
+                p += 4;
+        }
+        *q = 0;
+        *ret = u;
+        return 0;
+}
+
+static int claims_root_open(int runfd, bool create)
+{
+        int fd = openat(runfd, CLAIMS_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd >= 0 || errno != ENOENT || !create)
+                return fd >= 0 ? fd : -errno;
+        if (mkdirat(runfd, CLAIMS_DIR, 0755) < 0 && errno != EEXIST)
+                return -errno;
+        fd = openat(runfd, CLAIMS_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        return fd >= 0 ? fd : -errno;
+}
+
+/* Opens <run>/links/<escaped link>; -ENOENT when absent and not create. */
+static int claims_dir_open(int runfd, const char *link, bool create)
+{
+        _cleanup_close_ int root = -1;
+        _cleanup_free_ char *esc = NULL;
+        int r, fd;
+
+        root = claims_root_open(runfd, create);
+        if (root < 0)
+                return root;
+        r = escape_name(link, &esc);
+        if (r < 0)
+                return r;
+        fd = openat(root, esc, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd >= 0 || errno != ENOENT || !create)
+                return fd >= 0 ? fd : -errno;
+        if (mkdirat(root, esc, 0755) < 0 && errno != EEXIST)
+                return -errno;
+        fd = openat(root, esc, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        return fd >= 0 ? fd : -errno;
+}
+
+static int claim_parse(char *record, struct claim *c)
+{
+        char *f[5], *p = record, *end;
+
+        for (int i = 0; i < 5; i++) {
+                f[i] = p;
+                char *nl = strchr(p, '\n');
+                if (i < 4) {
+                        if (!nl)
+                                return -EBADMSG;
+                        *nl = 0;
+                        p = nl + 1;
+                } else if (nl)
+                        return -EBADMSG;
+        }
+
+        errno = 0;
+        long prio = strtol(f[0], &end, 10);
+        if (errno || end == f[0] || *end || prio < INT_MIN || prio > INT_MAX)
+                return -EBADMSG;
+        errno = 0;
+        unsigned long long seq = strtoull(f[1], &end, 10);
+        if (errno || end == f[1] || *end || f[1][0] == '-')
+                return -EBADMSG;
+        if (!devdir_name_valid(f[2]) || !device_id_valid(f[3]) || !devdir_name_valid(f[4]))
+                return -EBADMSG;
+
+        *c = (struct claim){
+                .priority = (int)prio,
+                .seq = seq,
+                .devname = f[2],
+                .device_id = f[3],
+                .link = f[4],
+                .record = record,
+        };
+        return 0;
+}
+
+/* Reads the claim stored as entry in dirfd. -ENOENT when absent, -EBADMSG when unreadable. */
+static int claim_read(int dirfd, const char *entry, struct claim *ret)
+{
+        char *record = NULL;
+        int r;
+
+        r = devdir_readlink(dirfd, entry, &record);
+        if (r == -EINVAL)
+                return -EBADMSG; /* not a symlink */
+        if (r < 0)
+                return r;
+        r = claim_parse(record, ret);
+        if (r < 0)
+                free(record);
+        return r;
+}
+
+/* Lists the entries of a directory fd (not "." / ".." / temporaries) as a NULL-terminated
+ * array of new strings. */
+static int list_dir(int dirfd, char ***ret)
+{
+        _cleanup_closedir_ DIR *d = NULL;
+        _cleanup_strv_free_ char **v = calloc(1, sizeof(char *));
+        size_t n = 0, cap = 1;
+        int fd;
+
+        if (!v)
+                return -ENOMEM;
+        fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        d = fdopendir(fd);
+        if (!d) {
+                close(fd);
+                return -errno;
+        }
+
+        for (struct dirent *de; (de = readdir(d));) {
+                if (de->d_name[0] == '.')
+                        continue; /* ".", "..", temporaries; escaped names never start with '.' */
+                if (n + 1 >= cap) {
+                        /* Doubling: the claims root holds one entry per link in the system. */
+                        char **nv = realloc(v, cap * 2 * sizeof(char *));
+                        if (!nv)
+                                return -ENOMEM;
+                        v = nv;
+                        cap *= 2;
+                }
+                if (!(v[n] = strdup(de->d_name)))
+                        return -ENOMEM;
+                v[++n] = NULL;
+        }
+        *ret = TAKE_PTR(v);
+        return 0;
+}
+
+/* Better claim first: higher priority, then newer, then (for determinism) the larger id. */
+static bool claim_better(const struct claim *a, const struct claim *b)
+{
+        if (a->priority != b->priority)
+                return a->priority > b->priority;
+        if (a->seq != b->seq)
+                return a->seq > b->seq;
+        return strcmp(a->device_id, b->device_id) > 0;
+}
+
+/* The best claim on link, and the highest sequence number used. Returns 1 with *best filled,
+ * 0 when there is no valid claim. Unreadable or foreign (hash collision) records are ignored. */
+static int claims_best(int dirfd, const char *link, struct claim *best, uint64_t *ret_max_seq)
+{
+        _cleanup_strv_free_ char **entries = NULL;
+        uint64_t max_seq = 0;
+        bool found = false;
+        int r;
+
+        r = list_dir(dirfd, &entries);
+        if (r < 0)
+                return r;
+
+        for (char **e = entries; *e; e++) {
+                struct claim c;
+                if (claim_read(dirfd, *e, &c) < 0)
+                        continue;
+                if (!streq(c.link, link)) {
+                        claim_clear(&c);
+                        continue;
+                }
+                if (c.seq > max_seq)
+                        max_seq = c.seq;
+                if (!found || claim_better(&c, best)) {
+                        if (found)
+                                claim_clear(best);
+                        *best = c;
+                        found = true;
+                } else
+                        claim_clear(&c);
+        }
+        if (ret_max_seq)
+                *ret_max_seq = max_seq;
+        return found;
+}
+
+/* Removes the /dev entry of link if it is a symlink, and its emptied parents. */
+static int dev_link_remove(int devfd, const char *link)
+{
+        _cleanup_close_ int dirfd = -1;
+        const char *leaf;
+        struct stat st;
+        int r;
+
+        r = devdir_open_parent(devfd, link, false, &dirfd, &leaf);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return r;
+        if (fstatat(dirfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                return errno == ENOENT ? 0 : -errno;
+        if (!S_ISLNK(st.st_mode))
+                return 0; /* not ours: a node or file that took the name */
+        if (unlinkat(dirfd, leaf, 0) < 0 && errno != ENOENT)
+                return -errno;
+        devdir_prune_parents(devfd, link);
+        return 0;
+}
+
+/* Makes /dev/<link> match its claims. */
+static int link_resolve(int devfd, int runfd, const char *link)
+{
+        _cleanup_close_ int cdir = -1;
+        struct claim best = {0};
+        int r;
+
+        cdir = claims_dir_open(runfd, link, false);
+        if (cdir < 0 && cdir != -ENOENT)
+                return cdir;
+        r = cdir >= 0 ? claims_best(cdir, link, &best, NULL) : 0;
+        if (r < 0)
+                return r;
+
+        if (r == 0) {
+                /* No claim directory: nothing of ours was ever there (a /dev link is removed
+                 * before its claim directory, so a crash cannot leave an unclaimed link). */
+                if (cdir < 0)
+                        return 0;
+                r = dev_link_remove(devfd, link);
+                if (r < 0)
+                        return r;
+                _cleanup_close_ int root = claims_root_open(runfd, false);
+                _cleanup_free_ char *esc = NULL;
+                /* Fails harmlessly when a record or a temporary is still there. */
+                if (root >= 0 && escape_name(link, &esc) >= 0)
+                        (void)unlinkat(root, esc, AT_REMOVEDIR);
+                return 0;
+        }
+
+        _cleanup_free_ char *target = NULL;
+        _cleanup_close_ int dirfd = -1;
+        const char *leaf;
+
+        if (streq(best.devname, link)) {
+                claim_clear(&best);
+                return -EEXIST; /* a link onto its own node */
+        }
+        r = devdir_relative_target(link, best.devname, &target);
+        claim_clear(&best);
+        if (r < 0)
+                return r;
+        r = devdir_open_parent(devfd, link, true, &dirfd, &leaf);
+        if (r < 0)
+                return r;
+        r = devdir_symlink_replace(dirfd, leaf, target);
+        return r < 0 ? r : 0;
+}
+
+static int claim_write(int runfd, const char *link, const char *device_id, const char *devname, int priority)
+{
+        _cleanup_close_ int cdir = -1;
+        _cleanup_free_ char *entry = NULL, *record = NULL;
+        struct claim mine = {0}, best = {0};
+        uint64_t max_seq;
+        char tmp[DEVDIR_TMP_SIZE];
+        int r;
+
+        cdir = claims_dir_open(runfd, link, true);
+        if (cdir < 0)
+                return cdir;
+        r = escape_name(device_id, &entry);
+        if (r < 0)
+                return r;
+
+        /* Unchanged claims keep their sequence number (their place among equals). */
+        if (claim_read(cdir, entry, &mine) >= 0) {
+                bool same = mine.priority == priority && streq(mine.devname, devname) &&
+                            streq(mine.device_id, device_id) && streq(mine.link, link);
+                claim_clear(&mine);
+                if (same)
+                        return 0;
+        }
+
+        r = claims_best(cdir, link, &best, &max_seq);
+        if (r < 0)
+                return r;
+        claim_clear(&best);
+
+        if (asprintf(&record, "%d\n%" PRIu64 "\n%s\n%s\n%s", priority, max_seq + 1, devname, device_id,
+                     link) < 0)
+                return -ENOMEM;
+
+        for (int attempt = 0;; attempt++) {
+                devdir_tmp_name(tmp);
+                if (symlinkat(record, cdir, tmp) == 0)
+                        break;
+                if (errno != EEXIST || attempt >= 8)
+                        return -errno;
+        }
+        if (renameat(cdir, tmp, cdir, entry) < 0) {
+                r = -errno;
+                (void)unlinkat(cdir, tmp, 0);
+                return r;
+        }
+        return 1;
+}
+
+static int claim_drop(int runfd, const char *link, const char *device_id)
+{
+        _cleanup_close_ int cdir = -1;
+        _cleanup_free_ char *entry = NULL;
+        int r;
+
+        cdir = claims_dir_open(runfd, link, false);
+        if (cdir == -ENOENT)
+                return 0;
+        if (cdir < 0)
+                return cdir;
+        r = escape_name(device_id, &entry);
+        if (r < 0)
+                return r;
+        if (unlinkat(cdir, entry, 0) < 0)
+                return errno == ENOENT ? 0 : -errno;
+        return 1;
+}
+
+static void keep_first_error(int *ret, int r)
+{
+        if (r < 0 && *ret >= 0)
+                *ret = r;
+}
+
+int links_update(int devfd, int runfd, const char *device_id, const char *devname, char **old_links,
+                 char **new_links, int priority)
+{
+        int ret = 0, r;
+
+        if (!device_id_valid(device_id) || !devdir_name_valid(devname))
+                return -EINVAL;
+
+        for (char **l = old_links; l && *l; l++) {
+                if (strv_contains(new_links, *l))
+                        continue;
+                if (!devdir_name_valid(*l)) {
+                        keep_first_error(&ret, -EINVAL);
+                        continue;
+                }
+                r = claim_drop(runfd, *l, device_id);
+                keep_first_error(&ret, r);
+                if (r >= 0)
+                        keep_first_error(&ret, link_resolve(devfd, runfd, *l));
+        }
+
+        for (char **l = new_links; l && *l; l++) {
+                if (!devdir_name_valid(*l)) {
+                        keep_first_error(&ret, -EINVAL);
+                        continue;
+                }
+                r = claim_write(runfd, *l, device_id, devname, priority);
+                keep_first_error(&ret, r);
+                if (r >= 0)
+                        keep_first_error(&ret, link_resolve(devfd, runfd, *l));
+        }
+        return ret;
+}
+
+/* Calls fn for every claim directory: its fd, the link name (from a record, or unescaped from
+ * the directory name; NULL when unknown) and the entries. */
+typedef int (*claims_dir_fn)(int devfd, int runfd, int cdir, const char *link, char **entries,
+                             void *userdata);
+
+static int claims_foreach_dir(int devfd, int runfd, claims_dir_fn fn, void *userdata)
+{
+        _cleanup_close_ int root = -1;
+        _cleanup_strv_free_ char **dirs = NULL;
+        int ret = 0, r;
+
+        root = claims_root_open(runfd, false);
+        if (root == -ENOENT)
+                return 0;
+        if (root < 0)
+                return root;
+        r = list_dir(root, &dirs);
+        if (r < 0)
+                return r;
+
+        for (char **d = dirs; *d; d++) {
+                _cleanup_close_ int cdir = openat(root, *d, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                _cleanup_strv_free_ char **entries = NULL;
+                _cleanup_free_ char *link = NULL;
+
+                if (cdir < 0)
+                        continue; /* vanished, or not a directory: not ours */
+                r = list_dir(cdir, &entries);
+                if (r < 0) {
+                        keep_first_error(&ret, r);
+                        continue;
+                }
+                for (char **e = entries; *e && !link; e++) {
+                        struct claim c;
+                        if (claim_read(cdir, *e, &c) >= 0) {
+                                /* The directory name proves the record belongs here (or a hash clash). */
+                                _cleanup_free_ char *esc = NULL;
+                                if (escape_name(c.link, &esc) >= 0 && streq(esc, *d))
+                                        link = strdup(c.link);
+                                claim_clear(&c);
+                        }
+                }
+                if (!link && (unescape_name(*d, &link) < 0 || !devdir_name_valid(link)))
+                        link = mfree(link);
+
+                r = fn(devfd, runfd, cdir, link, entries, userdata);
+                if (r < 0)
+                        keep_first_error(&ret, r);
+                else if (ret >= 0)
+                        ret += r;
+
+                if (!link) {
+                        /* Unknown link and nothing valid left: drop the leftovers. */
+                        (void)unlinkat(root, *d, AT_REMOVEDIR);
+                }
+        }
+        return ret;
+}
+
+struct remove_ctx {
+        const char *device_id;
+};
+
+static int remove_one_dir(int devfd, int runfd, int cdir, const char *link, char **entries, void *userdata)
+{
+        struct remove_ctx *ctx = userdata;
+        int hits = 0;
+
+        for (char **e = entries; *e; e++) {
+                struct claim c;
+                if (claim_read(cdir, *e, &c) < 0)
+                        continue;
+                bool mine = streq(c.device_id, ctx->device_id);
+                claim_clear(&c);
+                if (mine && unlinkat(cdir, *e, 0) == 0)
+                        hits++;
+        }
+        if (hits && link)
+                return link_resolve(devfd, runfd, link);
+        return 0;
+}
+
+int links_remove_all(int devfd, int runfd, const char *device_id, char **links)
+{
+        int ret = 0, r;
+
+        if (!device_id_valid(device_id))
+                return -EINVAL;
+
+        if (!links) {
+                struct remove_ctx ctx = {.device_id = device_id};
+                r = claims_foreach_dir(devfd, runfd, remove_one_dir, &ctx);
+                return r < 0 ? r : 0;
+        }
+
+        for (char **l = links; *l; l++) {
+                if (!devdir_name_valid(*l)) {
+                        keep_first_error(&ret, -EINVAL);
+                        continue;
+                }
+                r = claim_drop(runfd, *l, device_id);
+                keep_first_error(&ret, r);
+                if (r >= 0)
+                        keep_first_error(&ret, link_resolve(devfd, runfd, *l));
+        }
+        return ret;
+}
+
+struct gc_ctx {
+        bool (*is_live)(const char *device_id, void *userdata);
+        void *userdata;
+};
+
+static int gc_one_dir(int devfd, int runfd, int cdir, const char *link, char **entries, void *userdata)
+{
+        struct gc_ctx *ctx = userdata;
+        int dropped = 0, r;
+
+        for (char **e = entries; *e; e++) {
+                struct claim c;
+                bool drop;
+
+                r = claim_read(cdir, *e, &c);
+                if (r == -ENOENT)
+                        continue;
+                if (r < 0)
+                        drop = true; /* garbage: a record we cannot read helps nobody */
+                else {
+                        _cleanup_free_ char *esc = NULL;
+                        /* A record must sit under its own names, or it is foreign garbage. */
+                        drop = !link || !streq(c.link, link) || escape_name(c.device_id, &esc) < 0 ||
+                               !streq(esc, *e) || !ctx->is_live(c.device_id, ctx->userdata);
+                        claim_clear(&c);
+                }
+                if (drop && unlinkat(cdir, *e, 0) == 0)
+                        dropped++;
+        }
+        if (link) {
+                r = link_resolve(devfd, runfd, link);
+                if (r < 0)
+                        return r;
+        }
+        return dropped;
+}
+
+int links_gc(int devfd, int runfd, bool (*is_live)(const char *device_id, void *userdata), void *userdata)
+{
+        struct gc_ctx ctx = {.is_live = is_live, .userdata = userdata};
+
+        if (!is_live)
+                return -EINVAL;
+        return claims_foreach_dir(devfd, runfd, gc_one_dir, &ctx);
+}
+
+int links_get_owner(int runfd, const char *link, char **ret_device_id, char **ret_devname)
+{
+        _cleanup_close_ int cdir = -1;
+        struct claim best = {0};
+        int r;
+
+        if (!devdir_name_valid(link))
+                return -EINVAL;
+        cdir = claims_dir_open(runfd, link, false);
+        if (cdir == -ENOENT)
+                return 0;
+        if (cdir < 0)
+                return cdir;
+        r = claims_best(cdir, link, &best, NULL);
+        if (r <= 0)
+                return r;
+
+        _cleanup_free_ char *id = ret_device_id ? strdup(best.device_id) : NULL;
+        _cleanup_free_ char *dn = ret_devname ? strdup(best.devname) : NULL;
+        claim_clear(&best);
+        if ((ret_device_id && !id) || (ret_devname && !dn))
+                return -ENOMEM;
+        if (ret_device_id)
+                *ret_device_id = TAKE_PTR(id);
+        if (ret_devname)
+                *ret_devname = TAKE_PTR(dn);
+        return 1;
+}

@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: MIT */
+#include "reconcile.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "db.h"
+#include "devdir.h"
+#include "hashmap.h"
+#include "links.h"
+#include "log.h"
+#include "node.h"
+#include "strv.h"
+#include "sysfs.h"
+
+struct live {
+        struct hashmap *ids; /* device id -> device */
+};
+
+static bool id_is_live(const char *id, void *userdata)
+{
+        const struct live *l = userdata;
+        return hashmap_get(l->ids, id) != NULL;
+}
+
+/* The node of a gone device, found through its /dev/{char,block}/M:m link. */
+static int remove_stale_node(int devfd, const char *id)
+{
+        unsigned maj, min;
+        char type = id[0];
+        if ((type != 'c' && type != 'b') || sscanf(id + 1, "%u:%u", &maj, &min) != 2)
+                return 0;
+        dev_t devnum = makedev(maj, min);
+        _cleanup_free_ char *link = NULL, *target = NULL, *name = NULL;
+        int r = node_devnum_link_name(type, devnum, &link);
+        if (r < 0)
+                return r;
+        int dirfd = -1;
+        const char *leaf;
+        r = devdir_open_parent(devfd, link, false, &dirfd, &leaf);
+        if (r < 0)
+                return r == -ENOENT ? 0 : r;
+        r = devdir_readlink(dirfd, leaf, &target);
+        close(dirfd);
+        if (r < 0)
+                return r == -ENOENT || r == -EINVAL ? 0 : r;
+        const char *rel = startswith(target, "../");
+        if (!rel || !devdir_name_valid(rel))
+                return 0;
+        /* removes the node only if it still is that devt, and the M:m link with it */
+        return node_remove(devfd, rel, type, devnum);
+}
+
+static bool has_node(int devfd, const struct device *d)
+{
+        struct stat st;
+        if (fstatat(devfd, d->devname, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                return false;
+        return st.st_rdev == d->devnum && (d->devnum_type == 'b' ? S_ISBLK(st.st_mode) : S_ISCHR(st.st_mode));
+}
+
+int reconcile(struct model *m, int devfd, int runfd, const char *run_root, bool after_crash, char ***ret_add,
+              struct reconcile_stats *stats)
+{
+        struct live live = {.ids = hashmap_new_string()};
+        _cleanup_strv_free_ char **ids = NULL, **add = NULL, **paths = NULL;
+        _cleanup_free_ char *datadir = path_join(run_root, "data");
+        _cleanup_closedir_ DIR *dir = NULL;
+        struct dirent *de;
+        int r;
+
+        *stats = (struct reconcile_stats){0};
+        if (!live.ids || !datadir) {
+                hashmap_free(live.ids);
+                return -ENOMEM;
+        }
+        r = model_enumerate(m, false, &paths, NULL);
+        if (r < 0)
+                goto finish;
+        STRV_FOREACH(p, paths) {
+                struct device *d = model_get(m, *p);
+                char *id = NULL;
+                if (!d || device_get_id(d, &id) < 0)
+                        continue;
+                if (strv_push_copy(&ids, id) < 0 || hashmap_put(live.ids, ids[strv_length(ids) - 1], d) < 0) {
+                        free(id);
+                        r = -ENOMEM;
+                        goto finish;
+                }
+                free(id);
+        }
+
+        /* database entries of gone devices */
+        dir = opendir(datadir);
+        while (dir && (de = readdir(dir))) {
+                if (de->d_name[0] == '.' || startswith(de->d_name, ".#") || id_is_live(de->d_name, &live))
+                        continue;
+                r = remove_stale_node(devfd, de->d_name);
+                if (r > 0)
+                        stats->stale_nodes++;
+                else if (r < 0)
+                        log_warning_errno(r, "Cannot remove the node of gone device %s, ignoring: %m", de->d_name);
+                r = links_remove_all(devfd, runfd, de->d_name, NULL);
+                if (r < 0)
+                        log_warning_errno(r, "Cannot drop the link claims of gone device %s, ignoring: %m",
+                                          de->d_name);
+                r = db_delete_id(run_root, de->d_name);
+                if (r < 0)
+                        log_warning_errno(r, "Cannot remove the database entry of gone device %s, ignoring: %m",
+                                          de->d_name);
+                else
+                        stats->stale_entries++;
+        }
+
+        /* nodes of gone devices that never got a database entry (killed in between): the
+         * char/M:m and block/M:m links are devman's record of the nodes it made */
+        for (const char *const *t = (const char *const[]){"char", "block", NULL}; *t; t++) {
+                _cleanup_closedir_ DIR *ld = NULL;
+                int lfd = openat(devfd, *t, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (lfd < 0 || !(ld = fdopendir(lfd))) {
+                        if (lfd >= 0)
+                                close(lfd);
+                        continue;
+                }
+                while ((de = readdir(ld))) {
+                        char id[64];
+                        unsigned maj, min;
+                        if (sscanf(de->d_name, "%u:%u", &maj, &min) != 2)
+                                continue;
+                        snprintf(id, sizeof(id), "%c%u:%u", (*t)[0], maj, min);
+                        if (id_is_live(id, &live))
+                                continue;
+                        r = remove_stale_node(devfd, id);
+                        if (r > 0)
+                                stats->stale_nodes++;
+                        /* a dangling link (the node never came, or is gone already) */
+                        if (r >= 0)
+                                (void)unlinkat(dirfd(ld), de->d_name, 0);
+                }
+        }
+
+        /* claims of devices that are gone but had no database entry left */
+        r = links_gc(devfd, runfd, id_is_live, &live);
+        if (r > 0)
+                stats->stale_claims += (unsigned)r;
+        else if (r < 0)
+                log_warning_errno(r, "Cannot check the link claims, ignoring: %m");
+
+        /* devices whose processing a crash cut short (after a clean exit, or on a fresh boot,
+         * coldplug is the trigger's job, not ours) */
+        STRV_FOREACH(p, after_crash ? paths : NULL) {
+                struct device *d = model_get(m, *p);
+                _cleanup_free_ char *id = NULL, *entry = NULL;
+                if (!d || device_get_id(d, &id) < 0)
+                        continue;
+                bool missing_node = d->devnum_type && d->devname && !has_node(devfd, d);
+                bool missing_entry = false;
+                if (d->devnum_type || d->ifindex > 0) {
+                        entry = path_join(datadir, id);
+                        missing_entry = entry && access(entry, F_OK) < 0;
+                }
+                if ((missing_node || missing_entry) && strv_push_copy(&add, *p) >= 0)
+                        stats->to_add++;
+        }
+        r = 0;
+        if (!add && !(add = calloc(1, sizeof(char *))))
+                r = -ENOMEM;
+        else
+                *ret_add = TAKE_PTR(add);
+finish:
+        hashmap_free(live.ids);
+        return r;
+}

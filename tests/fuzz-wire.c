@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: MIT */
+/* Deterministic mutation fuzzing of the three parsers that read outside data: control
+ * messages, monitor messages (both formats) and database files. Seeded, so a failure
+ * replays; run under ASan/UBSan in the sanitizer build. Every accepted input must satisfy
+ * the parser's promises. */
+#include <sys/sysmacros.h>
+
+#include "ctrl.h"
+#include "log.h"
+#include "uevent.h"
+#include "db.h"
+#include "device.h"
+#include "monitor.h"
+#include "strv.h"
+#include "test-tmpdir.h"
+#include "test-util.h"
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
+
+static uint64_t rnd(void)
+{
+        uint64_t x = rng_state;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        return rng_state = x;
+}
+
+/* A mutated copy of sample in buf (capacity cap); returns its length. */
+static size_t mutate(const void *sample, size_t len, unsigned char *buf, size_t cap)
+{
+        if (len > cap)
+                len = cap;
+        memcpy(buf, sample, len);
+        unsigned n = 1 + rnd() % 8;
+        for (unsigned i = 0; i < n; i++) {
+                switch (rnd() % 6) {
+                case 0: /* flip a byte */
+                        if (len)
+                                buf[rnd() % len] ^= (unsigned char)(1u << (rnd() % 8));
+                        break;
+                case 1: /* random byte */
+                        if (len)
+                                buf[rnd() % len] = (unsigned char)rnd();
+                        break;
+                case 2: /* truncate */
+                        if (len)
+                                len = rnd() % len;
+                        break;
+                case 3: /* grow with junk */
+                        while (len < cap && rnd() % 4)
+                                buf[len++] = (unsigned char)rnd();
+                        break;
+                case 4: /* interesting bytes */
+                        if (len) {
+                                static const unsigned char special[] = {0, '\n', '=', ':', '/', '.', 0xff, '@'};
+                                buf[rnd() % len] = special[rnd() % sizeof(special)];
+                        }
+                        break;
+                case 5: /* duplicate a chunk */
+                        if (len && len < cap) {
+                                size_t from = rnd() % len, l = rnd() % (len - from + 1);
+                                if (len + l > cap)
+                                        l = cap - len;
+                                memmove(buf + from + l, buf + from, len - from);
+                                len += l;
+                        }
+                        break;
+                }
+        }
+        return len;
+}
+
+static void fuzz_ctrl(void)
+{
+        struct ctrl_wire samples[3];
+        ctrl_message_encode(CTRL_SET_ENV, 0, "KEY=value", &samples[0]);
+        ctrl_message_encode(CTRL_SET_LOG_LEVEL, 6, NULL, &samples[1]);
+        ctrl_message_encode(CTRL_SET_CHILDREN_MAX, 3, NULL, &samples[2]);
+        unsigned char buf[600];
+        unsigned accepted = 0;
+        for (int i = 0; i < 50000; i++) {
+                size_t len = mutate(&samples[i % 3], sizeof(samples[0]), buf, sizeof(buf));
+                struct ctrl_message m;
+                const char *why = NULL;
+                int r = ctrl_message_decode(buf, len, &m, &why);
+                if (r < 0) {
+                        CHECK(r == -EBADMSG && why);
+                        continue;
+                }
+                accepted++;
+                CHECK(len == sizeof(struct ctrl_wire));
+                CHECK(m.type >= 0 && m.type < _CTRL_MSG_TYPE_MAX);
+                if (m.type == CTRL_SET_ENV)
+                        CHECK(m.key && m.key[0] && !strchr(m.key, '='));
+                if (m.type == CTRL_SET_LOG_LEVEL)
+                        CHECK(m.intval >= 0 && m.intval <= 7);
+        }
+        CHECK(accepted > 0); /* the mutations leave some inputs valid */
+}
+
+static void fuzz_monitor(void)
+{
+        struct device *d = NULL;
+        if (device_new("/devices/virtual/block/loop0", &d) < 0)
+                abort();
+        device_set_subsystem(d, "block");
+        device_set_devname(d, "loop0");
+        d->devnum = makedev(7, 0);
+        d->devnum_type = 'b';
+        props_set(&d->props, "DEVPATH", d->devpath, PROP_KERNEL);
+        strv_push_copy(&device_get_udev(d)->tags, "systemd");
+        strv_push_copy(&device_get_udev(d)->links, "disk/by-id/x");
+        char *udev_msg = NULL;
+        size_t udev_len = 0;
+        CHECK_INT(monitor_build_message("/dev", "add", d, 7, &udev_msg, &udev_len), 0);
+        device_unref(d);
+        static const char kernel_msg[] = "add@/devices/virtual/block/loop0\0ACTION=add\0DEVPATH=/devices/virtual/block/"
+                                         "loop0\0SUBSYSTEM=block\0SEQNUM=5\0MAJOR=7\0MINOR=0\0";
+        unsigned char buf[9000];
+        unsigned accepted = 0;
+        for (int i = 0; i < 50000; i++) {
+                size_t len = i % 2 ? mutate(udev_msg, udev_len, buf, sizeof(buf))
+                                   : mutate(kernel_msg, sizeof(kernel_msg) - 1, buf, sizeof(buf));
+                struct monitor_event *e = NULL;
+                const char *why = NULL;
+                int r = monitor_parse_message(buf, len, &e, &why);
+                if (r < 0) {
+                        CHECK(r == -EBADMSG);
+                        continue;
+                }
+                accepted++;
+                CHECK(e->action && e->devpath && e->devpath[0] == '/');
+                (void)monitor_event_has_tag(e, "systemd");
+                monitor_event_free(e);
+        }
+        CHECK(accepted > 0);
+        free(udev_msg);
+}
+
+static void fuzz_db(void)
+{
+        char *dir = test_tmpdir_new("fuzz-db");
+        char *path = NULL;
+        if (asprintf(&path, "%s/entry", dir) < 0)
+                abort();
+        static const char sample[] = "S:disk/by-id/x\nS:disk/by-label/y\nL:10\nI:12345\nE:ID_A=1\nE:ID_B=two words\n"
+                                     "G:systemd\nG:seat\nQ:systemd\nW:2\nV:1\n";
+        unsigned char buf[1024];
+        int old_level = log_get_max_level();
+        log_set_max_level(LOG_ERR); /* malformed lines are expected here by the thousand */
+        for (int i = 0; i < 3000; i++) {
+                size_t len = mutate(sample, sizeof(sample) - 1, buf, sizeof(buf));
+                FILE *f = fopen(path, "we");
+                if (!f)
+                        abort();
+                fwrite(buf, 1, len, f);
+                fclose(f);
+                struct device *d = NULL;
+                if (device_new("/devices/virtual/mem/null", &d) < 0)
+                        abort();
+                props_set(&d->props, "DEVPATH", d->devpath, PROP_KERNEL);
+                int r = db_read_file(path, d);
+                CHECK(r == 1);
+                if (r == 1 && d->udev) {
+                        STRV_FOREACH(l, d->udev->links)
+                                CHECK(devname_is_safe(*l));
+                        STRV_FOREACH(t, d->udev->tags)
+                                CHECK(!strchr(*t, '/') && !strchr(*t, ':') && !strchr(*t, '\n'));
+                }
+                CHECK_STR(props_get(&d->props, "DEVPATH"), "/devices/virtual/mem/null");
+                device_unref(d);
+        }
+        log_set_max_level(old_level);
+        free(path);
+        test_tmpdir_remove(dir);
+}
+
+TEST_MAIN(TEST(fuzz_ctrl), TEST(fuzz_monitor), TEST(fuzz_db))

@@ -1,0 +1,75 @@
+#!/bin/sh
+# No lost events: devmand, stopped with SIGSTOP and given a tiny socket buffer, misses most of a
+# flood of loop-device adds/removes and change events (the kernel reports ENOBUFS). When it
+# runs again it must resynchronise with sysfs so that /dev and the database end up exactly as
+# if nothing had been dropped. Prints the numbers. Usage: overflow-resync.sh BUILDDIR
+set -u
+build=${1:?build dir}
+src=${DEVMAN_SOURCE_ROOT:-$(dirname "$0")/../..}
+[ "$(id -u)" -eq 0 ] || { echo "not root: skipped"; exit 77; }
+[ -w /dev/loop-control ] || { echo "no /dev/loop-control: skipped"; exit 77; }
+
+N=${OVERFLOW_LOOPS:-600}
+tmp=$(mktemp -d /tmp/devman-overflow.XXXXXX)
+dev=$tmp/dev; run=$tmp/run
+mkdir -p "$dev"
+base=$(( 100000 + ($$ % 200) * 2000 ))
+pass=0; fail=0
+ok() { pass=$((pass + 1)); echo "ok - $*"; }
+nok() { fail=$((fail + 1)); echo "FAIL - $*"; }
+daemon=""
+cleanup() {
+    [ -n "$daemon" ] && kill -CONT "$daemon" 2>/dev/null
+    "$build/tests/loopctl" remove "$base" "$N" 2>/dev/null
+    [ -n "$daemon" ] && kill "$daemon" 2>/dev/null && wait "$daemon" 2>/dev/null
+    rm -rf "$tmp"
+}
+trap cleanup EXIT INT TERM
+adm() { "$build/daemon/devmanadm" --dev "$dev" --run "$run" "$@"; }
+
+"$build/daemon/devmand" --dev "$dev" --run "$run" --rules-dir "$src/rules" --receive-buffer=4096 \
+    --log-level=notice 2>"$tmp/daemon.log" &
+daemon=$!
+for _ in $(seq 200); do "$build/daemon/devmanadm" --run "$run" control --ping --timeout=1 2>/dev/null && break; sleep 0.05; done
+adm settle --timeout=30
+
+kill -STOP "$daemon"
+"$build/tests/loopctl" add "$base" "$N" || nok "adding $N loop devices"
+half=$((N / 2))
+"$build/tests/loopctl" remove "$base" "$half" || nok "removing $half loop devices"
+changes=0
+for i in $(seq "$half" $((half + 99))); do
+    echo change > "/sys/devices/virtual/block/loop$((base + i))/uevent" && changes=$((changes + 1))
+done
+echo "  flooded: $N adds, $half removes, $changes changes ($((2 * N + 2 * half + changes)) uevents) while stopped"
+kill -CONT "$daemon"
+adm settle --timeout=120 || nok "settle after the flood"
+
+grep -q "dropped uevents" "$tmp/daemon.log" && ok "the daemon saw the overflow" || nok "no overflow was provoked"
+grep "Resynchronised" "$tmp/daemon.log" | sed 's/^/  /'
+
+present=0; missing=0; stale=0; nodb=0; staledb=0
+for i in $(seq 0 $((N - 1))); do
+    idx=$((base + i))
+    if [ -e "/sys/devices/virtual/block/loop$idx" ]; then
+        mm=$(cat "/sys/devices/virtual/block/loop$idx/dev")
+        if [ -b "$dev/loop$idx" ] && [ "$(readlink "$dev/block/$mm")" = "../loop$idx" ]; then
+            present=$((present + 1))
+        else
+            missing=$((missing + 1))
+        fi
+        [ -e "$run/data/b$mm" ] || nodb=$((nodb + 1))
+    else
+        [ -e "$dev/loop$idx" ] && stale=$((stale + 1))
+        [ -e "$run/data/b7:$idx" ] && staledb=$((staledb + 1))
+    fi
+done
+echo "  recovered: $present nodes present, $missing missing, $stale stale; $nodb without and $staledb stale database entries"
+[ $missing -eq 0 ] && [ $present -eq $((N - half)) ] && ok "every remaining loop device has its node and link" \
+    || nok "$missing nodes missing"
+[ $stale -eq 0 ] && ok "no node of a removed loop device" || nok "$stale stale nodes"
+[ $nodb -eq 0 ] && [ $staledb -eq 0 ] && ok "database matches sysfs" || nok "database: $nodb missing, $staledb stale"
+[ -e "$run/queue" ] && nok "queue file left" || ok "queue empty"
+kill -0 "$daemon" && ok "daemon alive" || nok "daemon died"
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
