@@ -31,7 +31,7 @@ static void print_list(const char *what, char *const *l)
                 printf("%s=%s\n", what, *l);
 }
 
-static void print_results(struct rules_exec *x, struct device *d)
+static void print_results(struct rules_exec *x, struct device *d, enum uevent_action action)
 {
         size_t n;
         const struct rule_line *const *trace = rules_exec_trace(x, &n);
@@ -58,10 +58,11 @@ static void print_results(struct rules_exec *x, struct device *d)
                 printf("DB_PERSIST=1\n");
         print_list("TAG", u->current_tags);
 
-        size_t it = 0;
-        const char *entry;
-        while (props_next(&d->props, &it, &entry, NULL))
-                printf("PROPERTY %s\n", entry);
+        /* what a RUN program or a libudev client would see */
+        _cleanup_strv_free_ char **env = NULL;
+        if (rules_device_env(d, action, "/dev", &env) >= 0)
+                STRV_FOREACH(e, env)
+                        printf("PROPERTY %s\n", *e);
 
         const struct rules_run *run = rules_exec_run_list(x, &n);
         for (size_t i = 0; i < n; i++)
@@ -166,7 +167,7 @@ int verb_test(int argc, char **argv)
                 builtin_exit_all(&bctx);
                 return 1;
         }
-        print_results(x, d);
+        print_results(x, d, action);
         builtin_exit_all(&bctx);
         return 0;
 }
