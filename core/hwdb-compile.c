@@ -3,13 +3,13 @@
 
 #include <ctype.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <sys/stat.h>
 
 #include "hashmap.h"
 #include "hwdb-format.h"
 #include "log.h"
 #include "macros.h"
+#include "strv.h"
 
 /* Source lines longer than this are an error (systemd's limit too). */
 #define HWDB_LINE_MAX (1024 * 1024)
@@ -44,6 +44,8 @@ struct cnode {
         struct cchild *children; /* sorted by c */
         struct cvalue *values;   /* sorted by key */
         uint64_t off;            /* file offset, assigned when writing */
+        uint32_t subtree;        /* nodes in this subtree, computed when writing */
+        bool hot;                /* stored in the leading block, see nodes_layout() */
 };
 
 /* A string to place in the output: text (not necessarily NUL-terminated) and its offset. */
@@ -57,16 +59,17 @@ struct hwdb_compiler {
         struct cnode *root;
         size_t n_nodes;
 
-        /* Interned strings: pool[i] is owned; index maps text to i + 1. Match strings are
-         * pooled too (node prefixes point into them) but only strings a value refers to are
-         * written out: referenced[i] says which. */
+        /* Interned keys, values and file names: pool[i] is owned; index maps text to i + 1. */
         char **pool;
-        bool *referenced;
-        size_t n_pool, pool_alloc, referenced_alloc;
+        size_t n_pool, pool_alloc;
         struct hashmap *index;
 
-        /* Scratch for the record being parsed: pooled match strings. */
-        uint32_t *matches;
+        /* Every match line, owned and kept to the end: node prefixes point into them. */
+        char **match_lines;
+        size_t n_match_lines, match_lines_alloc;
+
+        /* The record being parsed: its match lines. */
+        const char **matches;
         size_t n_matches, matches_alloc;
 };
 
@@ -128,7 +131,9 @@ struct hwdb_compiler *hwdb_compiler_free(struct hwdb_compiler *c)
         for (size_t i = 0; i < c->n_pool; i++)
                 free(c->pool[i]);
         free(c->pool);
-        free(c->referenced);
+        for (size_t i = 0; i < c->n_match_lines; i++)
+                free(c->match_lines[i]);
+        free(c->match_lines);
         free(c->matches);
         return mfree(c);
 }
@@ -158,8 +163,7 @@ static int64_t intern(struct hwdb_compiler *c, const char *s)
                 return (int64_t)(uintptr_t)v - 1;
         if (c->n_pool >= UINT32_MAX - 1)
                 return -E2BIG;
-        if (grow((void **)&c->pool, &c->pool_alloc, c->n_pool + 1, sizeof(*c->pool)) < 0 ||
-            grow((void **)&c->referenced, &c->referenced_alloc, c->n_pool + 1, sizeof(*c->referenced)) < 0)
+        if (grow((void **)&c->pool, &c->pool_alloc, c->n_pool + 1, sizeof(*c->pool)) < 0)
                 return -ENOMEM;
         char *d = strdup(s);
         if (!d)
@@ -169,7 +173,6 @@ static int64_t intern(struct hwdb_compiler *c, const char *s)
                 return -ENOMEM;
         }
         c->pool[c->n_pool] = d;
-        c->referenced[c->n_pool] = false;
         return (int64_t)c->n_pool++;
 }
 
@@ -228,7 +231,8 @@ static int node_add_value(struct hwdb_compiler *c, struct cnode *n, const struct
         return 0;
 }
 
-/* Inserts the match string (pooled, so prefixes may point into it) with value v. */
+/* Inserts the match string (kept until the compiler is freed, so prefixes may point into
+ * it) with value v. */
 static int trie_insert(struct hwdb_compiler *c, const char *match, const struct cvalue *v)
 {
         struct cnode *n = c->root;
@@ -322,7 +326,6 @@ static int add_property(struct hwdb_compiler *c, char *line, const char *name, u
         int64_t k = intern(c, line), val = intern(c, value), f = intern(c, name);
         if (k < 0 || val < 0 || f < 0)
                 return -ENOMEM;
-        c->referenced[k] = c->referenced[val] = c->referenced[f] = true;
         struct cvalue v = {
                 .key = (uint32_t)k,
                 .value = (uint32_t)val,
@@ -331,7 +334,7 @@ static int add_property(struct hwdb_compiler *c, char *line, const char *name, u
                 .priority = priority,
         };
         for (size_t i = 0; i < c->n_matches; i++) {
-                int r = trie_insert(c, c->pool[c->matches[i]], &v);
+                int r = trie_insert(c, c->matches[i], &v);
                 if (r < 0)
                         return r;
         }
@@ -340,12 +343,15 @@ static int add_property(struct hwdb_compiler *c, char *line, const char *name, u
 
 static int add_match(struct hwdb_compiler *c, const char *line)
 {
-        int64_t m = intern(c, line);
-        if (m < 0)
-                return (int)m;
-        if (grow((void **)&c->matches, &c->matches_alloc, c->n_matches + 1, sizeof(*c->matches)) < 0)
+        if (grow((void **)&c->match_lines, &c->match_lines_alloc, c->n_match_lines + 1,
+                 sizeof(*c->match_lines)) < 0 ||
+            grow((void **)&c->matches, &c->matches_alloc, c->n_matches + 1, sizeof(*c->matches)) < 0)
                 return -ENOMEM;
-        c->matches[c->n_matches++] = (uint32_t)m;
+        char *m = strdup(line);
+        if (!m)
+                return -ENOMEM;
+        c->match_lines[c->n_match_lines++] = m;
+        c->matches[c->n_matches++] = m;
         return 0;
 }
 
@@ -460,64 +466,76 @@ int hwdb_compiler_add_file(struct hwdb_compiler *c, const char *path, const char
         return errors;
 }
 
-/* Orders strings by their reversed text, so each string is directly followed by the strings
- * it is a suffix of. */
-static int span_cmp_reversed(const void *a, const void *b, void *userdata)
-{
-        const struct span *spans = userdata;
-        const struct span *x = &spans[*(const uint32_t *)a], *y = &spans[*(const uint32_t *)b];
-        uint32_t n = x->len < y->len ? x->len : y->len;
+struct area {
+        char *buf;
+        size_t len, alloc;
+};
 
-        for (uint32_t k = 1; k <= n; k++) {
-                unsigned char cx = (unsigned char)x->p[x->len - k], cy = (unsigned char)y->p[y->len - k];
-                if (cx != cy)
-                        return cx < cy ? -1 : 1;
+#define NOT_PLACED UINT64_MAX
+
+/* Appends span s to the area unless it is placed already; empty strings share byte 0. */
+static int place(struct area *a, struct span *s)
+{
+        if (s->off != NOT_PLACED)
+                return 0;
+        if (s->len == 0) {
+                s->off = 0;
+                return 0;
         }
-        return x->len < y->len ? -1 : x->len > y->len ? 1 : 0;
-}
-
-/* Lays out all strings with shared tails: a string that ends another one is stored as that
- * one's tail. Fills spans[].off (relative to the string area) and returns the area. */
-static int build_strings(struct span *spans, uint32_t n, char **ret, size_t *ret_len)
-{
-        _cleanup_free_ uint32_t *order = NULL;
-        _cleanup_free_ char *area = NULL;
-        size_t len = 0, alloc = 0;
-
-        order = reallocarray(NULL, n ? n : 1, sizeof(*order));
-        if (!order)
+        if (grow((void **)&a->buf, &a->alloc, a->len + s->len + 1, 1) < 0)
                 return -ENOMEM;
-        for (uint32_t i = 0; i < n; i++)
-                order[i] = i;
-        qsort_r(order, n, sizeof(*order), span_cmp_reversed, spans);
-
-        for (uint32_t i = n; i-- > 0;) {
-                struct span *s = &spans[order[i]];
-                if (i + 1 < n) {
-                        const struct span *next = &spans[order[i + 1]];
-                        if (s->len <= next->len && memcmp(next->p + next->len - s->len, s->p, s->len) == 0) {
-                                s->off = next->off + (next->len - s->len);
-                                continue;
-                        }
-                }
-                if (grow((void **)&area, &alloc, len + s->len + 1, 1) < 0)
-                        return -ENOMEM;
-                memcpy(area + len, s->p, s->len);
-                area[len + s->len] = '\0';
-                s->off = len;
-                len += s->len + 1;
-        }
-        if (len == 0) { /* no strings at all: still provide the empty string */
-                if (grow((void **)&area, &alloc, 1, 1) < 0)
-                        return -ENOMEM;
-                area[len++] = '\0';
-        }
-        *ret = TAKE_PTR(area);
-        *ret_len = len;
+        memcpy(a->buf + a->len, s->p, s->len);
+        a->buf[a->len + s->len] = '\0';
+        s->off = a->len;
+        a->len += s->len + 1;
         return 0;
 }
 
-/* Lists the nodes children-first (the order they are stored in), iteratively. */
+/* Lays out the strings for locality, since a lookup's cost in resident memory is the number
+ * of distinct file regions it touches: first the few keys and file names every lookup shares,
+ * then, in node order, each node's prefix followed by its values, so the strings of a path
+ * through the trie lie close together. Equal strings are stored once (they are interned).
+ * spans[0..n_pool) are the pool, then one prefix per node in nodes[] order. */
+static int layout_strings(const struct hwdb_compiler *c, struct cnode *const *nodes, struct span *spans,
+                          char **ret, size_t *ret_len)
+{
+        struct area a = {0};
+        int r;
+
+        for (size_t i = 0; i < c->n_pool + c->n_nodes; i++)
+                spans[i].off = NOT_PLACED;
+        if (grow((void **)&a.buf, &a.alloc, 1, 1) < 0)
+                return -ENOMEM;
+        a.buf[a.len++] = '\0';
+
+        for (size_t i = 0; i < c->n_nodes; i++)
+                for (uint32_t k = 0; k < nodes[i]->n_values; k++) {
+                        r = place(&a, &spans[nodes[i]->values[k].key]);
+                        if (r < 0)
+                                goto fail;
+                        r = place(&a, &spans[nodes[i]->values[k].filename]);
+                        if (r < 0)
+                                goto fail;
+                }
+        for (size_t i = 0; i < c->n_nodes; i++) {
+                r = place(&a, &spans[c->n_pool + i]);
+                if (r < 0)
+                        goto fail;
+                for (uint32_t k = 0; k < nodes[i]->n_values; k++) {
+                        r = place(&a, &spans[nodes[i]->values[k].value]);
+                        if (r < 0)
+                                goto fail;
+                }
+        }
+        *ret = a.buf;
+        *ret_len = a.len;
+        return 0;
+fail:
+        free(a.buf);
+        return r;
+}
+
+/* Lists the nodes children-first, iteratively, and sets their subtree sizes. */
 static int nodes_post_order(struct hwdb_compiler *c, struct cnode ***ret)
 {
         struct stack {
@@ -543,12 +561,56 @@ static int nodes_post_order(struct hwdb_compiler *c, struct cnode ***ret)
                 }
                 if (n_out >= c->n_nodes)
                         return -EINVAL; /* cannot happen: node count out of sync */
+                top->n->subtree = 1;
+                for (unsigned i = 0; i < top->n->n_children; i++)
+                        top->n->subtree += top->n->children[i].node->subtree;
                 out[n_out++] = top->n;
                 n_st--;
         }
         if (n_out != c->n_nodes)
                 return -EINVAL;
         *ret = TAKE_PTR(out);
+        return 0;
+}
+
+/* Subtrees at least this big are "hot": lookups pass through them all the time. */
+#define HOT_SUBTREE_MIN 100
+
+/* The order nodes are stored in. Lookups start at the root and mostly walk down through the
+ * big subtrees, so those nodes come first, together (breadth first); everything else follows
+ * children-first, so each small subtree is contiguous. Fewer distinct file regions per lookup
+ * means fewer resident pages in the readers' mappings. */
+static int nodes_layout(struct hwdb_compiler *c, struct cnode ***ret)
+{
+        _cleanup_free_ struct cnode **post = NULL;
+        struct cnode **out;
+        size_t head = 0, n = 0;
+        int r;
+
+        r = nodes_post_order(c, &post);
+        if (r < 0)
+                return r;
+        out = reallocarray(NULL, c->n_nodes, sizeof(*out));
+        if (!out)
+                return -ENOMEM;
+        for (size_t i = 0; i < c->n_nodes; i++)
+                post[i]->hot = false;
+        out[n++] = c->root;
+        c->root->hot = true;
+        while (head < n) {
+                struct cnode *x = out[head++];
+                for (unsigned i = 0; i < x->n_children; i++) {
+                        struct cnode *y = x->children[i].node;
+                        if (y->subtree >= HOT_SUBTREE_MIN) {
+                                y->hot = true;
+                                out[n++] = y;
+                        }
+                }
+        }
+        for (size_t i = 0; i < c->n_nodes; i++)
+                if (!post[i]->hot)
+                        out[n++] = post[i];
+        *ret = out;
         return 0;
 }
 
@@ -568,7 +630,7 @@ static int write_db(struct hwdb_compiler *c, FILE *f)
         size_t strings_len;
         int r;
 
-        r = nodes_post_order(c, &nodes);
+        r = nodes_layout(c, &nodes);
         if (r < 0)
                 return r;
 
@@ -580,17 +642,16 @@ static int write_db(struct hwdb_compiler *c, FILE *f)
         if (!spans)
                 return -ENOMEM;
         for (size_t i = 0; i < c->n_pool; i++)
-                spans[i] = c->referenced[i] ? (struct span){.p = c->pool[i], .len = (uint32_t)strlen(c->pool[i])}
-                                            : (struct span){.p = ""};
+                spans[i] = (struct span){.p = c->pool[i], .len = (uint32_t)strlen(c->pool[i])};
         for (size_t i = 0; i < c->n_nodes; i++) {
                 nodes[i]->prefix_str = (uint32_t)(c->n_pool + i);
                 spans[c->n_pool + i] = (struct span){.p = nodes[i]->prefix, .len = nodes[i]->prefix_len};
         }
-        r = build_strings(spans, n_spans, &strings, &strings_len);
+        r = layout_strings(c, nodes, spans, &strings, &strings_len);
         if (r < 0)
                 return r;
 
-        /* Node offsets, children before parents. */
+        /* Node offsets, in layout order. */
         uint64_t off = HWDB_HEADER_SIZE;
         for (size_t i = 0; i < c->n_nodes; i++) {
                 nodes[i]->off = off;
@@ -678,6 +739,10 @@ int hwdb_compiler_write(struct hwdb_compiler *c, const char *output)
                 r = negative_errno();
                 goto fail;
         }
+        /* Drop the written pages from the page cache: as the writer left them (large folios)
+         * a reader's page fault maps far more of the file than it touches. Readers fault in
+         * just what their lookups need. */
+        (void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
         if (rename(tmp, output) < 0) {
                 r = -errno;
                 goto fail;
@@ -699,15 +764,6 @@ static char *root_join(const char *root, const char *path)
         if (asprintf(&s, "%.*s%s", (int)l, root, path) < 0)
                 return NULL;
         return s;
-}
-
-char **hwdb_source_files_free(char **files)
-{
-        if (!files)
-                return NULL;
-        for (char **p = files; *p; p++)
-                free(*p);
-        return mfree(files);
 }
 
 static int cmp_basename(const void *a, const void *b)
@@ -746,7 +802,7 @@ int hwdb_source_files(const char *root, char ***ret)
                 while ((de = readdir(dh))) {
                         const char *name = de->d_name;
                         size_t l = strlen(name);
-                        if (name[0] == '.' || l <= 5 || !streq(name + l - 5, ".hwdb"))
+                        if (name[0] == '.' || l <= 5 || !streq(name + l - 5, ".hwdb") || de->d_type == DT_DIR)
                                 continue;
                         char *path;
                         if (asprintf(&path, "%s/%s", dir, name) < 0) {
@@ -779,7 +835,7 @@ int hwdb_source_files(const char *root, char ***ret)
         *ret = files;
         return (int)n;
 fail:
-        hwdb_source_files_free(files);
+        strv_free(files);
         return r;
 }
 
@@ -822,7 +878,7 @@ int hwdb_update(const char *root, const char *output_path, bool strict)
         if (n < 0)
                 return log_error_errno(n, "Failed to enumerate hwdb sources: %m");
         if (n == 0) {
-                hwdb_source_files_free(files);
+                strv_free(files);
                 if (unlink(output) < 0) {
                         if (errno != ENOENT)
                                 return log_error_errno(errno, "Failed to remove %s: %m", output);
@@ -832,13 +888,13 @@ int hwdb_update(const char *root, const char *output_path, bool strict)
                 return 0;
         }
         if (n > UINT16_MAX) {
-                hwdb_source_files_free(files);
+                strv_free(files);
                 return log_error_errno(E2BIG, "Too many hwdb source files (%d).", n);
         }
 
         c = hwdb_compiler_new();
         if (!c) {
-                hwdb_source_files_free(files);
+                strv_free(files);
                 return log_oom();
         }
 
@@ -861,13 +917,11 @@ int hwdb_update(const char *root, const char *output_path, bool strict)
                 }
                 errors += r;
         }
-        hwdb_source_files_free(files);
+        strv_free(files);
 
-        if (!output_path) {
-                r = mkdir_parents(output);
-                if (r < 0)
-                        return log_error_errno(r, "Failed to create the directory of %s: %m", output);
-        }
+        r = mkdir_parents(output);
+        if (r < 0)
+                return log_error_errno(r, "Failed to create the directory of %s: %m", output);
         r = hwdb_compiler_write(c, output);
         if (r < 0)
                 return log_error_errno(r, "Failed to write %s: %m", output);

@@ -12,6 +12,10 @@
  * followed by " KEY=VALUE" lines starting with a space; an empty line ends a record; '#'
  * starts a comment. Syntax errors are logged as warnings with file:line and the offending
  * line or record is skipped; everything else still compiles.
+ *
+ * Output: the same trie systemd-hwdb builds (same nodes, children, value order, v2 entries with
+ * file, line and priority), laid out for locality: the nodes of big subtrees first, the rest
+ * children-first, strings in node order, so a lookup touches few regions of the file.
  */
 #pragma once
 
@@ -32,14 +36,13 @@ int hwdb_compiler_add_file(struct hwdb_compiler *c, const char *path, const char
  * 0444. Returns 0 or -errno (not logged). */
 int hwdb_compiler_write(struct hwdb_compiler *c, const char *output);
 
-/* Lists the source files under root (NULL or "" for "/") in processing order, as a
- * NULL-terminated array of root-prefixed paths the caller frees with strv_free-like code
- * (hwdb_source_files_free). Returns the number of files or -errno. */
+/* Lists the source files under root (NULL or "" for "/") in processing order, as an strv of
+ * root-prefixed paths the caller frees with strv_free(). Returns the number of files or
+ * -errno. */
 int hwdb_source_files(const char *root, char ***ret);
-char **hwdb_source_files_free(char **files);
 
 /* Compiles all sources under root into output (NULL: <root>/etc/udev/hwdb.bin; an explicit
- * output is used as given). With no sources, removes the output, as systemd does.
+ * output is used as given, not below root), creating missing parent directories. With no sources, removes the output, as systemd does.
  * Logs its own errors. Returns 0, or -EINVAL in strict mode when any source had syntax
  * errors (the database is written all the same), or another -errno on failure. */
 int hwdb_update(const char *root, const char *output_path, bool strict);

@@ -2,11 +2,12 @@
 #include "hwdb.h"
 
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 
+#include "glob-match.h"
 #include "hwdb-format.h"
+#include "hashmap.h"
 #include "macros.h"
 
 /* Longest glob pattern a lookup assembles. Compiled sources cap lines at this length too, so
@@ -37,11 +38,13 @@ struct node {
 struct frame {
         struct node node;
         unsigned next_child;
-        size_t pattern_len; /* pattern length to restore when the frame is popped */
+        size_t pattern_len;    /* pattern length to restore when the frame is popped */
+        struct glob_state gs;  /* which text positions the pattern so far can reach */
 };
 
 struct hwdb {
         char *path;
+        char *root;    /* set when path was found by searching the standard locations */
         const uint8_t *map;
         uint64_t size;
         struct stat st;
@@ -56,9 +59,14 @@ struct hwdb {
         size_t pattern_len, pattern_alloc;
         struct frame *stack;
         size_t stack_alloc;
+        uint64_t *sets; /* the frames' glob_state bitsets, text.words each */
+        size_t sets_alloc;
         struct hwdb_property *props;
         uint64_t *props_filename_off; /* parallel to props: v2 files without priorities order by it */
         size_t n_props, props_alloc, props_filename_alloc;
+        uint32_t *index; /* hash of props by key (slot = prop index + 1), once there are many */
+        size_t index_size;
+        bool index_active;
         uint64_t budget; /* nodes a lookup may still visit; bounds work on a corrupt DAG */
 };
 
@@ -82,10 +90,13 @@ struct hwdb *hwdb_free(struct hwdb *h)
         if (h->map)
                 munmap((void *)h->map, h->size);
         free(h->path);
+        free(h->root);
         free(h->pattern);
         free(h->stack);
+        free(h->sets);
         free(h->props);
         free(h->props_filename_off);
+        free(h->index);
         return mfree(h);
 }
 
@@ -161,6 +172,9 @@ static int open_one(const char *file, struct hwdb **ret)
                 return -errno;
         h->map = m;
         h->size = (uint64_t)h->st.st_size;
+        /* Lookups touch a few scattered nodes: no read-ahead, so only those pages become
+         * resident. */
+        (void)madvise(m, (size_t)h->size, MADV_RANDOM);
 
         int r = validate_header(h);
         if (r < 0)
@@ -184,8 +198,16 @@ int hwdb_open(const char *root, const char *path, struct hwdb **ret)
                 if (!p)
                         return -ENOMEM;
                 int r = open_one(p, ret);
-                if (r != -ENOENT)
-                        return r;
+                if (r == -ENOENT)
+                        continue;
+                if (r >= 0) {
+                        (*ret)->root = strdup(isempty(root) ? "/" : root);
+                        if (!(*ret)->root) {
+                                *ret = hwdb_free(*ret);
+                                return -ENOMEM;
+                        }
+                }
+                return r;
         }
         return -ENOENT;
 }
@@ -199,10 +221,29 @@ bool hwdb_is_stale(const struct hwdb *h)
 {
         struct stat st;
 
+        if (h->root) {
+                /* A database that appeared at a location searched earlier wins now. */
+                for (size_t i = 0; hwdb_bin_paths[i]; i++) {
+                        _cleanup_free_ char *p = path_join_root(h->root, hwdb_bin_paths[i]);
+                        if (!p)
+                                return false; /* cannot tell; keep what works */
+                        if (streq(p, h->path))
+                                break;
+                        if (access(p, F_OK) == 0)
+                                return true;
+                }
+        }
         if (stat(h->path, &st) < 0)
                 return true;
         return st.st_dev != h->st.st_dev || st.st_ino != h->st.st_ino || st.st_size != h->st.st_size ||
                st.st_mtim.tv_sec != h->st.st_mtim.tv_sec || st.st_mtim.tv_nsec != h->st.st_mtim.tv_nsec;
+}
+
+void hwdb_trim(struct hwdb *h)
+{
+        /* The mapping is read-only and shared: dropping its page table entries loses nothing,
+         * the pages stay in the page cache for the next lookup's (minor) faults. */
+        (void)madvise((void *)h->map, (size_t)h->size, MADV_DONTNEED);
 }
 
 /* A string at an in-file offset (terminated: the last byte of the file is NUL). */
@@ -308,6 +349,51 @@ static void pattern_truncate(struct hwdb *h, size_t len)
         h->pattern[len] = '\0';
 }
 
+/* Results are few (Debian's largest is 55), so keys are compared in a list; a corrupt file
+ * with huge value arrays would make that quadratic, so past this many a hash index is used. */
+#define HWDB_LINEAR_MAX 64
+
+static size_t index_slot(const struct hwdb *h, const char *key)
+{
+        size_t mask = h->index_size - 1, i = (size_t)hash_string(key) & mask;
+        while (h->index[i] != 0 && !streq(h->props[h->index[i] - 1].key, key))
+                i = (i + 1) & mask;
+        return i;
+}
+
+/* (Re)builds the index over all current properties with room for twice as many. */
+static int index_rebuild(struct hwdb *h)
+{
+        size_t size = 2 * HWDB_LINEAR_MAX;
+        while (size < 4 * (h->n_props + 1))
+                size *= 2;
+        if (size > h->index_size) {
+                uint32_t *n = reallocarray(h->index, size, sizeof(*n));
+                if (!n)
+                        return -ENOMEM;
+                h->index = n;
+                h->index_size = size;
+        }
+        memset(h->index, 0, h->index_size * sizeof(*h->index));
+        for (size_t k = 0; k < h->n_props; k++)
+                h->index[index_slot(h, h->props[k].key)] = (uint32_t)(k + 1);
+        h->index_active = true;
+        return 0;
+}
+
+/* The position of key among the properties, or -1. */
+static ssize_t find_property(const struct hwdb *h, const char *key)
+{
+        if (h->index_active) {
+                uint32_t v = h->index[index_slot(h, key)];
+                return v ? (ssize_t)v - 1 : -1;
+        }
+        for (size_t k = 0; k < h->n_props; k++)
+                if (streq(h->props[k].key, key))
+                        return (ssize_t)k;
+        return -1;
+}
+
 /* Merges one value entry into the result, keeping the higher-precedence entry per key. */
 static int add_value(struct hwdb *h, const struct node *n, uint64_t i)
 {
@@ -331,10 +417,9 @@ static int add_value(struct hwdb *h, const struct node *n, uint64_t i)
                 prop.file_priority = hwdb_rd16(e + HWDB_VALUE_PRIORITY);
         }
 
-        for (size_t k = 0; k < h->n_props; k++) {
+        ssize_t k = find_property(h, key);
+        if (k >= 0) {
                 struct hwdb_property *old = &h->props[k];
-                if (!streq(old->key, key))
-                        continue;
                 if (h->v2) {
                         bool lower;
                         /* Priority 0: an old v2 file; files were stored in priority order,
@@ -348,10 +433,12 @@ static int add_value(struct hwdb *h, const struct node *n, uint64_t i)
                         if (lower)
                                 return 0;
                 }
-                *old = prop; /* keeps its place in the order */
+                *old = prop; /* keeps its place in the order; the key text is the same */
                 h->props_filename_off[k] = filename_off;
                 return 0;
         }
+        if (h->n_props >= UINT32_MAX - 1)
+                return -EBADMSG;
 
         int r = grow((void **)&h->props, &h->props_alloc, h->n_props + 1, sizeof(*h->props));
         if (r < 0)
@@ -363,6 +450,12 @@ static int add_value(struct hwdb *h, const struct node *n, uint64_t i)
         h->props[h->n_props] = prop;
         h->props_filename_off[h->n_props] = filename_off;
         h->n_props++;
+        if (h->index_active && 4 * h->n_props <= h->index_size) {
+                h->index[index_slot(h, key)] = (uint32_t)h->n_props;
+                return 0;
+        }
+        if (h->n_props > HWDB_LINEAR_MAX)
+                return index_rebuild(h);
         return 0;
 }
 
@@ -376,39 +469,72 @@ static int add_values(struct hwdb *h, const struct node *n)
         return 0;
 }
 
-static int push_frame(struct hwdb *h, size_t depth, uint64_t off, size_t skip, size_t restore_len)
+/* Pushes the node at off as frame depth: appends its prefix (from byte skip on) to the
+ * pattern and advances the frame's glob state over the new pattern bytes, from the parent's
+ * state (or from scratch over the whole pattern so far for the first frame).
+ * Returns 0, 1 when no pattern below the node can match (the pattern is restored and the
+ * frame is not in use), or -errno. */
+static int push_frame(struct hwdb *h, const struct glob_text *text, size_t depth, uint64_t off, size_t skip,
+                      size_t restore_len)
 {
         struct frame *f;
+        size_t from;
         int r;
 
         r = grow((void **)&h->stack, &h->stack_alloc, depth + 1, sizeof(*h->stack));
+        if (r < 0)
+                return r;
+        r = grow((void **)&h->sets, &h->sets_alloc, (depth + 1) * text->words, sizeof(*h->sets));
         if (r < 0)
                 return r;
         f = &h->stack[depth];
         r = node_at(h, off, &f->node);
         if (r < 0)
                 return r;
-        if (skip > strlen(f->node.prefix))
+        size_t plen = strlen(f->node.prefix);
+        if (skip > plen)
                 return -EBADMSG;
         f->next_child = 0;
         f->pattern_len = restore_len;
-        return pattern_append(h, f->node.prefix + skip, strlen(f->node.prefix + skip));
+
+        f->gs.set = h->sets + depth * text->words;
+        if (depth == 0) {
+                glob_state_start(text, &f->gs);
+                from = 0;
+        } else {
+                struct frame *parent = &h->stack[depth - 1];
+                parent->gs.set = h->sets + (depth - 1) * text->words; /* sets may have moved */
+                glob_state_copy(text, &f->gs, &parent->gs);
+                from = restore_len; /* the child's character */
+        }
+        r = pattern_append(h, f->node.prefix + skip, plen - skip);
+        if (r < 0)
+                return r;
+        for (size_t i = from; i < h->pattern_len; i++)
+                glob_state_feed(text, &f->gs, h->pattern, i);
+        if (!glob_state_viable(text, &f->gs)) {
+                pattern_truncate(h, restore_len);
+                return 1;
+        }
+        return 0;
 }
 
 /* Below a glob character every remaining path is a candidate pattern: walk the subtree
  * rooted at off (its prefix from byte skip on), building each pattern in h->pattern, and
- * fnmatch() it against the rest of the lookup string wherever a node carries values.
- * Children come before the node's own values, as in systemd, so results keep its order.
+ * match it (fnmatch semantics) against the rest of the lookup string wherever a node
+ * carries values. Subtrees no pattern of which can match are skipped. Children come before
+ * the node's own values, as in systemd, so results keep its order.
  * Iterative, so a deep (corrupt) trie cannot overflow the C stack. */
 static int glob_walk(struct hwdb *h, uint64_t off, size_t skip, const char *rest)
 {
-        size_t base = h->pattern_len;
+        struct glob_text text;
         size_t depth = 0;
         int r;
 
-        r = push_frame(h, depth, off, skip, base);
-        if (r < 0)
-                return r;
+        glob_text_init(&text, rest);
+        r = push_frame(h, &text, depth, off, skip, h->pattern_len);
+        if (r != 0)
+                return r < 0 ? r : 0;
         depth = 1;
 
         while (depth > 0) {
@@ -422,14 +548,15 @@ static int glob_walk(struct hwdb *h, uint64_t off, size_t skip, const char *rest
                         r = pattern_append(h, &c, 1);
                         if (r < 0)
                                 return r;
-                        r = push_frame(h, depth, child_off(h, &f->node, i), 0, len);
+                        r = push_frame(h, &text, depth, child_off(h, &f->node, i), 0, len);
                         if (r < 0)
                                 return r;
-                        depth++;
+                        if (r == 0)
+                                depth++;
                         continue;
                 }
 
-                if (f->node.n_values > 0 && fnmatch(h->pattern, rest, 0) == 0) {
+                if (f->node.n_values > 0 && glob_match(h->pattern, rest)) {
                         r = add_values(h, &f->node);
                         if (r < 0)
                                 return r;
@@ -503,6 +630,7 @@ int hwdb_lookup(struct hwdb *h, const char *modalias, const struct hwdb_property
         int r;
 
         h->n_props = 0;
+        h->index_active = false;
         h->pattern_len = 0;
         h->budget = h->max_nodes + 1;
         if (!h->pattern) {
@@ -533,5 +661,23 @@ int hwdb_foreach(struct hwdb *h, const char *modalias,
                 if (r < 0)
                         return r;
         }
+        return n;
+}
+
+int hwdb_query(const char *root, const char *path, const char *modalias, FILE *out)
+{
+        _cleanup_(hwdb_freep) struct hwdb *h = NULL;
+        const struct hwdb_property *props;
+        int r, n;
+
+        r = hwdb_open(root, path, &h);
+        if (r < 0)
+                return r;
+        n = hwdb_lookup(h, modalias, &props);
+        if (n < 0)
+                return n;
+        for (int i = 0; i < n; i++)
+                if (fprintf(out, "%s=%s\n", props[i].key, props[i].value) < 0)
+                        return -EIO;
         return n;
 }

@@ -16,6 +16,7 @@ static void help(void)
                "  -t --test=MODALIAS    Print the properties the database assigns to MODALIAS\n"
                "  -r --root=DIR         Operate on the tree below DIR\n"
                "  -o --output=FILE      With --update: write FILE (default <root>/etc/udev/hwdb.bin)\n"
+               "     --usr             With --update: write <root>" UDEVLIBDIR "/hwdb.bin, the vendor location\n"
                "  -f --file=FILE        With --test: query FILE (below --root) instead of searching\n"
                "  -s --strict           With --update: fail when a source has syntax errors\n"
                "  -h --help             Show this help\n");
@@ -23,29 +24,21 @@ static void help(void)
 
 static int query(const char *root, const char *file, const char *modalias)
 {
-        struct hwdb *h = NULL;
-        const struct hwdb_property *props;
-        int r, n;
-
-        r = hwdb_open(root, file, &h);
+        int r = hwdb_query(root, file, modalias, stdout);
         if (r == -ENOENT && !file) {
                 log_error("No hwdb.bin found%s%s; run 'devmanadm hwdb --update'.", root ? " below " : "",
                           strempty(root));
                 return 1;
         }
+        if (r == -EBADMSG) {
+                log_error("The hardware database%s%s is corrupt or not a hwdb.bin.", file ? " " : "",
+                          strempty(file));
+                return 1;
+        }
         if (r < 0) {
-                log_error_errno(r, "Failed to open the hardware database: %m");
+                log_error_errno(r, "Failed to query the hardware database: %m");
                 return 1;
         }
-        n = hwdb_lookup(h, modalias, &props);
-        if (n < 0) {
-                log_error_errno(n, "Lookup in %s failed: %m", hwdb_get_path(h));
-                hwdb_free(h);
-                return 1;
-        }
-        for (int i = 0; i < n; i++)
-                printf("%s=%s\n", props[i].key, props[i].value);
-        hwdb_free(h);
         return fflush(stdout) == 0 ? 0 : 1;
 }
 
@@ -58,11 +51,13 @@ int verb_hwdb(int argc, char **argv)
                 {"output", required_argument, NULL, 'o'},
                 {"file", required_argument, NULL, 'f'},
                 {"strict", no_argument, NULL, 's'},
+                {"usr", no_argument, NULL, 'U'},
                 {"help", no_argument, NULL, 'h'},
                 {},
         };
         const char *root = NULL, *output = NULL, *test = NULL, *file = NULL;
-        bool update = false, strict = false;
+        _cleanup_free_ char *usr_output = NULL;
+        bool update = false, strict = false, usr = false;
         int c;
 
         optind = 0; /* the caller may have run getopt already */
@@ -86,6 +81,9 @@ int verb_hwdb(int argc, char **argv)
                 case 's':
                         strict = true;
                         break;
+                case 'U':
+                        usr = true;
+                        break;
                 case 'h':
                         help();
                         return 0;
@@ -102,6 +100,18 @@ int verb_hwdb(int argc, char **argv)
                 return 2;
         }
 
+        if (usr && output) {
+                log_error("--usr and --output= exclude each other.");
+                return 2;
+        }
+        if (usr) {
+                const char *r = isempty(root) || streq(root, "/") ? "" : root;
+                if (asprintf(&usr_output, "%s%s/hwdb.bin", r, UDEVLIBDIR) < 0) {
+                        log_oom();
+                        return 1;
+                }
+                output = usr_output;
+        }
         if (update)
                 return hwdb_update(root, output, strict) < 0 ? 1 : 0;
         return query(root, file, test);

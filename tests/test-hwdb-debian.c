@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 
 #include "hwdb-compile.h"
+#include "hwdb-format.h"
 #include "hwdb-oracle.h"
 #include "hwdb.h"
 #include "log.h"
@@ -24,7 +25,8 @@
 #define DEBIAN_BIN "/lib/udev/hwdb.bin"
 #define DEBIAN_SRC "/lib/udev/hwdb.d"
 
-static void lookup_strings(struct strlist *l)
+/* keep: use every keep-th match line of the sources (1: all). */
+static void lookup_strings(struct strlist *l, unsigned keep)
 {
         static const char *const fixed[] = {
                 "usb:v046DpC52B*",
@@ -41,6 +43,20 @@ static void lookup_strings(struct strlist *l)
         };
         for (size_t i = 0; i < ELEMENTSOF(fixed); i++)
                 strlist_add(l, fixed[i]);
+
+        /* Non-ASCII and very long strings take the reader's unpruned path. */
+        strlist_add(l, "mouse:usb:v046dp4041:name:Caf\xc3\xa9 Trackball \xff:");
+        strlist_add(l, "evdev:name:Kensington \xe2\x80\x9cTrackball\xe2\x80\x9d:phys:usb-0000:00:14.0-2/input0:ev:17:");
+        char *huge = malloc(20001);
+        CHECK(huge != NULL);
+        if (huge) {
+                strcpy(huge, "evdev:atkbd:dmi:bvnLENOVO:svnLENOVO:pn");
+                size_t n = strlen(huge);
+                memset(huge + n, 'X', 20000 - n - 1);
+                strcpy(huge + 20000 - 2, ":");
+                strlist_add(l, huge);
+                free(huge);
+        }
 
         /* This machine's DMI string, as udev's hwdb builtin would look it up. */
         FILE *f = fopen("/sys/class/dmi/id/modalias", "re");
@@ -59,7 +75,7 @@ static void lookup_strings(struct strlist *l)
                 free(line);
                 fclose(f);
         }
-        modaliases_from_dir(l, DEBIAN_SRC, 1);
+        modaliases_from_dir(l, DEBIAN_SRC, keep);
 }
 
 /* Compares the two readers over all lookup strings; returns how many lookups had results. */
@@ -95,7 +111,7 @@ static void test_reader_on_debian_bin(void)
         struct hwdb *dm = NULL;
         sd_hwdb *sd = NULL;
 
-        lookup_strings(&l);
+        lookup_strings(&l, 1);
         CHECK(l.n > 10000);
         CHECK_INT(hwdb_open(NULL, DEBIAN_BIN, &dm), 0);
         CHECK_INT(sd_hwdb_new_from_path(DEBIAN_BIN, &sd), 0);
@@ -121,6 +137,31 @@ static int run(const char *cmd)
         return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* Copies Debian's hwdb sources into dir. */
+static void copy_sources(const char *dir)
+{
+        DIR *d = opendir(DEBIAN_SRC);
+        struct dirent *de;
+        size_t copied = 0;
+
+        CHECK(d != NULL);
+        mkdir_p(dir);
+        while (d && (de = readdir(d))) {
+                if (de->d_name[0] == '.')
+                        continue;
+                char *from, *to;
+                CHECK(asprintf(&from, DEBIAN_SRC "/%s", de->d_name) > 0);
+                CHECK(asprintf(&to, "%s/%s", dir, de->d_name) > 0);
+                CHECK_INT(copy_file(from, to), 0);
+                copied++;
+                free(from);
+                free(to);
+        }
+        if (d)
+                closedir(d);
+        CHECK(copied > 10);
+}
+
 static void test_compilers_agree(void)
 {
         char root[] = "/tmp/test-hwdb-debian.XXXXXX";
@@ -134,31 +175,16 @@ static void test_compilers_agree(void)
         mkdir_p(srcdir);
 
         /* The same sources for both compilers, in a private root. */
-        DIR *d = opendir(DEBIAN_SRC);
-        CHECK(d != NULL);
-        struct dirent *de;
-        size_t copied = 0;
-        while (d && (de = readdir(d))) {
-                if (de->d_name[0] == '.')
-                        continue;
-                char *from, *to;
-                CHECK(asprintf(&from, DEBIAN_SRC "/%s", de->d_name) > 0);
-                CHECK(asprintf(&to, "%s/%s", srcdir, de->d_name) > 0);
-                CHECK_INT(copy_file(from, to), 0);
-                copied++;
-                free(from);
-                free(to);
-        }
-        if (d)
-                closedir(d);
-        CHECK(copied > 10);
+        copy_sources(srcdir);
 
         CHECK(asprintf(&cmd, "systemd-hwdb update --root='%s'", root) > 0);
         CHECK_INT(run(cmd), 0);
         free(cmd);
         CHECK_INT(hwdb_update(root, dm_bin, true), 0);
 
-        lookup_strings(&l);
+        /* A quarter of the records keeps the three comparisons quick under sanitizers. */
+        lookup_strings(&l, 4);
+        CHECK(l.n > 10000);
 
         sd_hwdb *sd_sys = NULL, *sd_dm = NULL;
         struct hwdb *dm_sys = NULL, *dm_dm = NULL;
@@ -194,4 +220,46 @@ static void test_compilers_agree(void)
         free(dm_bin);
 }
 
-TEST_MAIN(TEST(test_reader_on_debian_bin), TEST(test_compilers_agree))
+/* `udevadm hwdb --update` writes the old format (value entries without source file, line
+ * and priority; later entries simply win): devman's reader follows sd-hwdb there too. */
+static void test_v1_format(void)
+{
+        char root[] = "/tmp/test-hwdb-debian.XXXXXX";
+        struct strlist l = {0};
+        char *srcdir, *bin, *cmd;
+
+        CHECK(mkdtemp(root) != NULL);
+        CHECK(asprintf(&srcdir, "%s" DEBIAN_SRC, root) > 0);
+        CHECK(asprintf(&bin, "%s/etc/udev/hwdb.bin", root) > 0);
+        copy_sources(srcdir);
+        CHECK(asprintf(&cmd, "udevadm hwdb --update --root='%s' 2>/dev/null", root) > 0);
+        CHECK_INT(run(cmd), 0);
+        free(cmd);
+
+        FILE *f = fopen(bin, "re");
+        uint8_t hdr[HWDB_HEADER_SIZE];
+        CHECK(f && fread(hdr, 1, sizeof(hdr), f) == sizeof(hdr));
+        if (f)
+                fclose(f);
+        CHECK_INT(hwdb_rd64(hdr + HWDB_HDR_VALUE_ENTRY_SIZE), HWDB_VALUE_V1_SIZE);
+
+        lookup_strings(&l, 4);
+        sd_hwdb *sd = NULL;
+        struct hwdb *dm = NULL;
+        CHECK_INT(sd_hwdb_new_from_path(bin, &sd), 0);
+        CHECK_INT(hwdb_open(NULL, bin, &dm), 0);
+        if (sd && dm) {
+                CHECK(compare("devman reader on udevadm's v1 hwdb.bin", dm, NULL, sd, &l) > l.n / 2);
+                const struct hwdb_property *p;
+                CHECK(hwdb_lookup(dm, "usb:v1D6Bp0002", &p) > 0);
+                CHECK(p && p[0].filename == NULL && p[0].line == 0);
+        }
+        hwdb_free(dm);
+        sd_hwdb_unref(sd);
+        strlist_done(&l);
+        rm_rf_tmp(root);
+        free(srcdir);
+        free(bin);
+}
+
+TEST_MAIN(TEST(test_reader_on_debian_bin), TEST(test_compilers_agree), TEST(test_v1_format))

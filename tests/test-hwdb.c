@@ -18,6 +18,7 @@
 #include "hwdb.h"
 #include "log.h"
 #include "macros.h"
+#include "strv.h"
 #include "test-util.h"
 
 /* 10-base.hwdb: line numbers matter for the error count below (6 syntax errors). */
@@ -207,7 +208,7 @@ static void test_sources_listing(void)
                 }
                 CHECK(files[4] == NULL);
         }
-        hwdb_source_files_free(files);
+        strv_free(files);
         rm_rf_tmp(root);
 
         /* Without merged /usr: /usr/lib hides /lib, /etc hides both. */
@@ -230,7 +231,7 @@ static void test_sources_listing(void)
                 free(b);
                 free(c);
         }
-        hwdb_source_files_free(files);
+        strv_free(files);
         rm_rf_tmp(root2);
 }
 
@@ -328,6 +329,24 @@ static void test_compile_and_lookup(void)
                         free(b);
                 }
         sd_hwdb_unref(sd);
+
+        /* The query helper prints what the reader returns. */
+        char *text = NULL;
+        size_t text_len = 0;
+        FILE *mf = open_memstream(&text, &text_len);
+        CHECK_INT(hwdb_query(root, "/devman.bin", "dup:x", mf), 2);
+        fclose(mf);
+        char *st = sorted(text);
+        CHECK_STR(st, "DUP=2\nEQ=a=b\n");
+        free(st);
+        free(text);
+
+        /* Replacing the file makes the handle stale; until then it is current. */
+        if (h) {
+                CHECK(!hwdb_is_stale(h));
+                CHECK_INT(hwdb_update(root, out, false), 0);
+                CHECK(hwdb_is_stale(h));
+        }
         hwdb_free(h);
 
         /* systemd-hwdb compiles the same root; devman's reader gives the table's answers. */
@@ -342,6 +361,15 @@ static void test_compile_and_lookup(void)
                 CHECK_STR(hwdb_get_path(h), sysbin);
                 free(sysbin);
                 check_table(h, "systemd-hwdb compiler + devman reader");
+                CHECK(!hwdb_is_stale(h));
+                /* a database appearing earlier in the search order makes the handle stale */
+                char *etc_systemd = path_in(root, "/etc/systemd/hwdb");
+                mkdir_p(etc_systemd);
+                char *earlier = path_in(root, "/etc/systemd/hwdb/hwdb.bin");
+                CHECK_INT(copy_file(out, earlier), 0);
+                CHECK(hwdb_is_stale(h));
+                free(earlier);
+                free(etc_systemd);
         }
         hwdb_free(h);
 
@@ -354,6 +382,14 @@ static void test_open_errors(void)
         char root[] = "/tmp/test-hwdb.XXXXXX";
         CHECK(mkdtemp(root) != NULL);
         struct hwdb *h = NULL;
+
+        /* No sources: nothing to compile, and a stale database goes away (as with systemd). */
+        write_in(root, "/etc/udev/hwdb.bin", "old");
+        char *old = path_in(root, "/etc/udev/hwdb.bin");
+        CHECK_INT(hwdb_update(root, NULL, true), 0);
+        CHECK(access(old, F_OK) < 0 && errno == ENOENT);
+        CHECK_INT(hwdb_update(root, NULL, true), 0);
+        free(old);
 
         CHECK_INT(hwdb_open(root, NULL, &h), -ENOENT);
         CHECK_INT(hwdb_open(root, "/nope.bin", &h), -ENOENT);
@@ -571,5 +607,153 @@ static void test_glob_cycle(void)
         rm_rf_tmp(root);
 }
 
-TEST_MAIN(TEST(test_sources_listing), TEST(test_syntax_errors_counted), TEST(test_compile_and_lookup),
+/* More properties than the reader compares in a list: 300 keys from two records of one file
+ * and a later file overriding every third; each key must come out once with the winner. */
+static void test_many_properties(void)
+{
+        char root[] = "/tmp/test-hwdb.XXXXXX";
+        CHECK(mkdtemp(root) != NULL);
+        char *a = NULL, *b = NULL;
+        size_t la = 0, lb = 0;
+        FILE *fa = open_memstream(&a, &la), *fb = open_memstream(&b, &lb);
+        fprintf(fa, "many:*\n");
+        for (int i = 0; i < 150; i++)
+                fprintf(fa, " KEY_%03d=a%d\n", i, i);
+        fprintf(fa, "\nmany:x*\n");
+        for (int i = 150; i < 300; i++)
+                fprintf(fa, " KEY_%03d=a%d\n", i, i);
+        fprintf(fb, "many:?y\n");
+        for (int i = 0; i < 300; i += 3)
+                fprintf(fb, " KEY_%03d=b%d\n", i, i);
+        fclose(fa);
+        fclose(fb);
+        write_in(root, "/etc/udev/hwdb.d/10-a.hwdb", a);
+        write_in(root, "/etc/udev/hwdb.d/20-b.hwdb", b);
+        free(a);
+        free(b);
+        char *out = path_in(root, "/many.bin");
+        CHECK_INT(hwdb_update(root, out, true), 0);
+
+        struct hwdb *h = NULL;
+        sd_hwdb *sd = NULL;
+        CHECK_INT(hwdb_open(NULL, out, &h), 0);
+        CHECK_INT(sd_hwdb_new_from_path(out, &sd), 0);
+        if (h && sd) {
+                const struct hwdb_property *p;
+                for (int round = 0; round < 2; round++) { /* the index is reset between lookups */
+                        int n = hwdb_lookup(h, "many:xy", &p);
+                        CHECK_INT(n, 300);
+                        int seen[300] = {0};
+                        for (int k = 0; k < n; k++) {
+                                int i = atoi(p[k].key + 4);
+                                CHECK(i >= 0 && i < 300);
+                                if (i < 0 || i >= 300)
+                                        continue;
+                                seen[i]++;
+                                char want[16];
+                                snprintf(want, sizeof(want), "%c%d", i % 3 == 0 ? 'b' : 'a', i);
+                                CHECK_STR(p[k].value, want);
+                        }
+                        int once = 0;
+                        for (int i = 0; i < 300; i++)
+                                once += seen[i] == 1;
+                        CHECK_INT(once, 300);
+                        CHECK_INT(hwdb_lookup(h, "many:q", &p), 150);
+                }
+                char *x = render_systemd(sd, "many:xy"), *y = render_devman(h, "many:xy");
+                CHECK(x && y);
+                if (x && y)
+                        CHECK_STR(y, x);
+                free(x);
+                free(y);
+        }
+        hwdb_free(h);
+        sd_hwdb_unref(sd);
+        free(out);
+        rm_rf_tmp(root);
+}
+
+/* Odd but legal input parsed as systemd-hwdb parses it: CRLF line ends, tab-indented lines
+ * (which are match lines), '#' inside values, empty values, keys with inner blanks, blank
+ * runs before keys, a record without a final newline. systemd-hwdb compiles the same root;
+ * both databases must answer alike (sd-hwdb reads both) for lookups aimed at every record. */
+static void test_syntax_like_systemd(void)
+{
+        static const char odd[] =
+                "crlf:*\r\n"
+                " CRLF=yes\r\n"
+                "\r\n"
+                "tab:*\n"
+                "\ttab:also*\n"
+                " TAB=1\n"
+                "\n"
+                "hash:*\n"
+                " HASH=before#after\n"
+                " EMPTY=\n"
+                " KEY WITH SPACE=v\n"
+                " \t BLANKS=v\n"
+                "  TRAIL=v   \n"
+                "#comment:*\n"
+                " COMMENTED=1\n"
+                "\n"
+                "dupmatch:*\n"
+                "dupmatch:*\n"
+                " DUPMATCH=1\n"
+                "\n"
+                "nofinal:x\n"
+                " NOFINAL=1";
+        static const char *const lookups[] = {
+                "crlf:a", "tab:b", "\ttab:also", "\ttab:alsoX", "hash:z", "#comment:z", "dupmatch:q", "nofinal:x",
+                "none",
+        };
+        char root[] = "/tmp/test-hwdb.XXXXXX";
+        CHECK(mkdtemp(root) != NULL);
+        write_in(root, "/etc/udev/hwdb.d/50-odd.hwdb", odd);
+        char *out = path_in(root, "/devman.bin"), *sysbin = path_in(root, "/etc/udev/hwdb.bin"), *cmd;
+        CHECK_INT(hwdb_update(root, out, false), 0);
+        CHECK(asprintf(&cmd, "systemd-hwdb update --root='%s' 2>/dev/null", root) > 0);
+        CHECK_INT(run(cmd), 0);
+        free(cmd);
+
+        sd_hwdb *sd_sys = NULL, *sd_dm = NULL;
+        struct hwdb *dm = NULL;
+        CHECK_INT(sd_hwdb_new_from_path(sysbin, &sd_sys), 0);
+        CHECK_INT(sd_hwdb_new_from_path(out, &sd_dm), 0);
+        CHECK_INT(hwdb_open(NULL, out, &dm), 0);
+        size_t nonempty = 0;
+        if (sd_sys && sd_dm && dm)
+                for (size_t i = 0; i < ELEMENTSOF(lookups); i++) {
+                        char *want = render_systemd(sd_sys, lookups[i]), *a = render_systemd(sd_dm, lookups[i]),
+                             *b = render_devman(dm, lookups[i]);
+                        CHECK(want && a && b);
+                        if (want && a && b) {
+                                if (!streq(want, a) || !streq(want, b))
+                                        fprintf(stderr, "lookup \"%s\"\n", lookups[i]);
+                                CHECK_STR(a, want);
+                                CHECK_STR(b, want);
+                                nonempty += *want != '\0';
+                        }
+                        free(want);
+                        free(a);
+                        free(b);
+                }
+        CHECK_INT(nonempty, 7);
+        /* and a few answers spelled out */
+        if (dm) {
+                char *x = render_devman(dm, "hash:z");
+                char *sx = x ? sorted(x) : NULL;
+                /* the comment line is skipped, so COMMENTED continues the hash record */
+                CHECK_STR(sx, "BLANKS=v\nCOMMENTED=1\nEMPTY=\nHASH=before\nKEY WITH SPACE=v\nTRAIL=v\n");
+                free(x);
+                free(sx);
+        }
+        hwdb_free(dm);
+        sd_hwdb_unref(sd_sys);
+        sd_hwdb_unref(sd_dm);
+        free(out);
+        free(sysbin);
+        rm_rf_tmp(root);
+}
+
+TEST_MAIN(TEST(test_sources_listing), TEST(test_syntax_like_systemd), TEST(test_many_properties), TEST(test_syntax_errors_counted), TEST(test_compile_and_lookup),
           TEST(test_open_errors), TEST(test_corrupt_and_truncated), TEST(test_glob_cycle))
