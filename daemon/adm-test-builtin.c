@@ -5,6 +5,7 @@
 
 #include "adm.h"
 #include "builtin.h"
+#include "db.h"
 #include "log.h"
 #include "model.h"
 
@@ -12,8 +13,9 @@ static void help(void)
 {
         printf("Usage: devmanadm test-builtin [OPTIONS] COMMAND DEVPATH\n"
                "\n"
-               "Run a builtin command on a device and print the properties it sets.\n"
-               "Nothing outside the device record is changed.\n"
+               "Run a builtin command on a device and print the properties it sets. The device's\n"
+               "entry in the udev database (--run) is loaded first. Nothing outside the device\n"
+               "record is changed.\n"
                "\n"
                "  -h --help     Show this help\n"
                "\n"
@@ -79,6 +81,12 @@ int verb_test_builtin(const struct adm_ctx *ctx, int argc, char **argv)
                 log_error_errno(r, "Cannot find device %s: %m", path);
                 return 1;
         }
+
+        /* what rules already recorded for the device counts, as for udevadm (usb_id, for one,
+         * leaves an ID_BUS set by an earlier identification alone) */
+        r = db_read(ctx->run_root, dev);
+        if (r < 0)
+                log_debug_errno(r, "Ignoring the database entry of %s: %m", path);
 
         struct builtin_ctx bctx = {.sysfs_root = ctx->sysfs_root};
         if (b->init) {

@@ -118,6 +118,23 @@ def compare_layouts(devmanadm):
                     print("FAIL: %s: converted %s rc=%d %s\n      legacy %s rc=%d %s" %
                           (cmd, d["devpath"], conv[0], sorted(conv[1].items()), d["legacy_devpath"], leg[0],
                            sorted(leg[1].items())), file=sys.stderr)
+        # test-builtin sees what the database already holds, as udevadm does: with ID_BUS
+        # recorded for sdb (8:16), usb_id adds only the ID_USB_* set
+        run = os.path.join(tmp, "run")
+        os.makedirs(os.path.join(run, "data"))
+        with open(os.path.join(run, "data", "b8:16"), "w") as f:
+            f.write("E:ID_BUS=ata\nV:1\n")
+        r = subprocess.run([devmanadm, "--sysfs=" + roots["converted"], "--run=" + run, "test-builtin", "usb_id",
+                            "/class/block/sdb"], capture_output=True, text=True)
+        got = dict(l.split("=", 1) for l in r.stdout.splitlines() if "=" in l)
+        ok = (r.returncode == 0 and "ID_BUS" not in got and "ID_MODEL" not in got
+              and got.get("ID_USB_MODEL") == "Cruzer_Blade")
+        if ok:
+            passed += 1
+        else:
+            failed += 1
+            print("FAIL: usb_id with ID_BUS in the database: rc=%d %s" % (r.returncode, sorted(got)),
+                  file=sys.stderr)
     if with_props == 0:
         print("FAIL: no builtin set a property on any device", file=sys.stderr)
         failed += 1
