@@ -3,7 +3,9 @@
  * input_id and keyboard on real evdev devices made with uinput (root, a kernel with uinput:
  * the VM suite; exits 77 elsewhere). A touchpad with known axis ranges and resolutions must
  * be classified and measured (ID_INPUT_WIDTH_MM/HEIGHT_MM from the event node), and an
- * EVDEV_ABS_ override must reach the kernel (EVIOCGABS reads it back).
+ * EVDEV_ABS_ override must reach the kernel (EVIOCGABS reads it back). With
+ * DEVMAN_TEST_HID_KEYBOARD=1 (the VM, which has QEMU's USB keyboard) a KEYBOARD_KEY_ remap must
+ * reach a real HID keyboard (EVIOCGKEYCODE reads it back).
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -117,11 +119,79 @@ out:
         free_input(&u);
 }
 
+/* The first event device whose input device's name has "Keyboard" and that is on USB (a HID
+ * keyboard: its scancodes are HID usages). New devpath, or NULL. */
+static char *find_hid_keyboard(void)
+{
+        DIR *dir = opendir("/sys/class/input");
+        struct dirent *de;
+        char *found = NULL;
+
+        while (dir && !found && (de = readdir(dir))) {
+                char path[512], buf[256] = "";
+                if (!startswith(de->d_name, "event"))
+                        continue;
+                snprintf(path, sizeof(path), "/sys/class/input/%s/device/name", de->d_name);
+                FILE *f = fopen(path, "re");
+                if (!f)
+                        continue;
+                bool kbd = fgets(buf, sizeof(buf), f) && strstr(buf, "Keyboard");
+                fclose(f);
+                snprintf(path, sizeof(path), "/sys/class/input/%s/device/id/bustype", de->d_name);
+                f = fopen(path, "re");
+                if (!f)
+                        continue;
+                bool usb = fgets(buf, sizeof(buf), f) && strncmp(buf, "0003", 4) == 0;
+                fclose(f);
+                if (kbd && usb && asprintf(&found, "/class/input/%s", de->d_name) < 0)
+                        found = NULL;
+        }
+        if (dir)
+                closedir(dir);
+        return found;
+}
+
+/* A scancode remap reaches a real HID keyboard: usage 0x70004 (the A key) becomes KEY_MUTE,
+ * as the hwdb's KEYBOARD_KEY_70004=mute would ask. Only where a USB keyboard is expected
+ * (DEVMAN_TEST_HID_KEYBOARD=1, the VM); the mapping is restored afterwards. */
+static void test_hid_keyboard(void)
+{
+        if (!getenv("DEVMAN_TEST_HID_KEYBOARD"))
+                return;
+        char *devpath = find_hid_keyboard();
+        CHECK(devpath != NULL);
+        if (!devpath)
+                return;
+        struct model *m = NULL;
+        struct device *d = NULL;
+        struct builtin_ctx ctx = {.sysfs_root = "/sys"};
+        CHECK_INT(model_new("/sys", &m), 0);
+        CHECK_INT(model_resolve(m, devpath, &d), 0);
+        if (d) {
+                CHECK_INT(props_set(&d->props, "KEYBOARD_KEY_70004", "mute", PROP_DB), 0);
+                CHECK_INT(builtin_run(builtin_lookup("keyboard"), &ctx, d, "keyboard", false), 0);
+                const char *node = device_get_property(d, "DEVNAME");
+                int fd = node ? open(node, O_RDWR | O_CLOEXEC | O_NONBLOCK) : -1;
+                CHECK(fd >= 0);
+                if (fd >= 0) {
+                        unsigned map[2] = {0x70004, 0};
+                        CHECK_INT(ioctl(fd, EVIOCGKEYCODE, map), 0);
+                        CHECK_INT(map[1], KEY_MUTE);
+                        unsigned back[2] = {0x70004, KEY_A};
+                        CHECK_INT(ioctl(fd, EVIOCSKEYCODE, back), 0);
+                        close(fd);
+                }
+        }
+        builtin_exit_all(&ctx);
+        model_free(m);
+        free(devpath);
+}
+
 struct test_state test_state;
 
 int main(int argc, char **argv)
 {
-        static const struct test_case cases[] = {TEST(test_touchpad)};
+        static const struct test_case cases[] = {TEST(test_touchpad), TEST(test_hid_keyboard)};
         int r = test_run(cases, ELEMENTSOF(cases), argc, argv);
         if (skip && test_state.failed_checks == 0) {
                 printf("skipped: needs root and /dev/uinput\n");

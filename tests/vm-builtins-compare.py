@@ -6,7 +6,8 @@ systemd-udevd managing the guest, hot-plugs the USB stick, creates a uinput devi
 runs `udevadm test-builtin` and `devmanadm test-builtin` with the same command on every block,
 input, net, USB, PCI and serio device of the guest: both must succeed or fail alike and set
 the same properties. In the guest it also runs test-builtins-uinput (input_id's size from a
-real event node, keyboard's EVDEV_ABS override through EVIOCSABS).
+real event node, keyboard's EVDEV_ABS override through EVIOCSABS, a KEYBOARD_KEY_ remap of
+QEMU's USB keyboard through EVIOCSKEYCODE).
 
 Exits 77 when the vm harness (tests/vm/vmtest.py) is not in this tree, or QEMU or the kernel
 package cannot be had; fails when devmanadm or the uinput test are not built."""
@@ -48,7 +49,7 @@ for d in %s; do
   done
 done
 echo "@@UINPUTTEST"
-/usr/bin/test-builtins-uinput 2>&1
+DEVMAN_TEST_HID_KEYBOARD=1 /usr/bin/test-builtins-uinput 2>&1
 echo "@@RC $?"
 } >&4
 kill -TERM "$uinput_pid"
