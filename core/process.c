@@ -3,12 +3,14 @@
 
 #include <stdlib.h>
 #include <sys/sysmacros.h>
+#include <systemd/sd-event.h>
 #include <time.h>
 
 #include "db.h"
 #include "links.h"
 #include "log.h"
 #include "monitor.h"
+#include "netif-rename.h"
 #include "node.h"
 #include "rules-exec.h"
 #include "spawn.h"
@@ -17,6 +19,7 @@
 enum step {
         STEP_MODEL,
         STEP_RULES,      /* may wait for a PROGRAM child */
+        STEP_RENAME,     /* may wait for a retry timer */
         STEP_PUBLISH,    /* node, links, database */
         STEP_RUN,        /* may wait for a RUN child */
         STEP_BROADCAST,
@@ -30,6 +33,8 @@ struct event_run {
         struct rules_exec *exec;
         char **old_links; /* links before this event, to update claims */
         size_t run_index; /* next RUN entry */
+        unsigned rename_attempts;
+        sd_event_source *timer; /* rename retry */
         bool waiting;     /* a child of ours is running */
         bool aborted;     /* the daemon gave up on the event while a child ran */
         int result;
@@ -41,6 +46,7 @@ struct event_run {
 static struct event_run *run_free(struct event_run *run)
 {
         if (run) {
+                sd_event_source_disable_unref(run->timer);
                 rules_exec_free(run->exec);
                 strv_free(run->old_links);
                 device_unref(run->dev);
@@ -152,7 +158,7 @@ static bool step_rules(struct event_run *run)
                         r = rules_exec_run_sync(run->exec, ctx->event_timeout_usec);
                         if (r < 0)
                                 run->result = r;
-                        run->step = STEP_PUBLISH;
+                        run->step = STEP_RENAME;
                         return false;
                 }
         }
@@ -181,6 +187,57 @@ static bool step_rules(struct event_run *run)
                 }
                 break;
         }
+        run->step = STEP_RENAME;
+        return false;
+}
+
+#define RENAME_ATTEMPTS 6 /* waits 5, 10, 20, 40, 80 ms in between: a name being freed by a swap */
+
+static int on_rename_retry(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        struct event_run *run = userdata;
+        run->timer = sd_event_source_disable_unref(run->timer);
+        run->waiting = false;
+        advance(run);
+        return 0;
+}
+
+/* NAME= on a network interface renames it; returns true when it has to wait for a retry. */
+static bool step_rename(struct event_run *run)
+{
+        struct process_ctx *ctx = run->ctx;
+        struct device *d = run->dev;
+        const char *name = run->exec ? rules_exec_name(run->exec) : NULL;
+        int r;
+
+        if (!name || ctx->dry_run || d->ifindex <= 0 || !streq_ptr(d->subsystem, "net") ||
+            action_of(run) == UEVENT_REMOVE || streq(name, d->sysname)) {
+                run->step = STEP_PUBLISH;
+                return false;
+        }
+        if (!ctx->event) {
+                r = netif_rename_retry(d->ifindex, name, RENAME_ATTEMPTS, NULL);
+        } else {
+                r = netif_rename(d->ifindex, name, NULL);
+                if ((r == -EEXIST || r == -EBUSY) && ++run->rename_attempts < RENAME_ATTEMPTS) {
+                        uint64_t delay = 5000ULL << (run->rename_attempts - 1);
+                        if (sd_event_add_time_relative(ctx->event, &run->timer, CLOCK_MONOTONIC, delay, 0,
+                                                       on_rename_retry, run) >= 0) {
+                                run->waiting = true;
+                                return true;
+                        }
+                }
+        }
+        if (r < 0) {
+                log_warning_errno(r, "%s: cannot rename network interface %s to %s, keeping its name: %m",
+                                  d->devpath, d->sysname, name);
+                run->result = r;
+        } else {
+                /* the kernel's move event renames the record; clients of this event see the new name */
+                log_info("%s: renamed network interface %s to %s", d->devpath, d->sysname, name);
+                if (props_set(&d->props, "INTERFACE", name, PROP_KERNEL) < 0)
+                        run->result = log_oom();
+        }
         run->step = STEP_PUBLISH;
         return false;
 }
@@ -204,6 +261,18 @@ static void on_program_done(const struct spawn_result *res, void *userdata)
         advance(run);
 }
 
+void process_node_access(const struct device *d, mode_t *ret_mode, uid_t *ret_uid, gid_t *ret_gid)
+{
+        /* Rules decide; else the kernel's DEVMODE/DEVUID/DEVGID; else, as udev does, 0660 for a
+         * node given a group and 0600 otherwise, owned by root. */
+        const struct device_udev *u = d->udev;
+        *ret_uid = u && u->uid != (uid_t)-1 ? u->uid : (uid_t)parse_id(device_get_property(d, "DEVUID"), 0);
+        *ret_gid = u && u->gid != (gid_t)-1 ? u->gid : (gid_t)parse_id(device_get_property(d, "DEVGID"), 0);
+        *ret_mode = u && u->mode != (mode_t)-1
+                            ? u->mode
+                            : parse_mode(device_get_property(d, "DEVMODE"), *ret_gid != 0 ? 0660 : NODE_MODE_DEFAULT);
+}
+
 static void publish_node(struct event_run *run)
 {
         struct device *d = run->dev;
@@ -217,12 +286,10 @@ static void publish_node(struct event_run *run)
                         log_warning_errno(r, "%s: could not remove node %s, ignoring: %m", d->devpath, d->devname);
                 return;
         }
-        /* Rules decide; else the kernel's DEVMODE/DEVUID/DEVGID; else 0600 root:root. */
-        const struct device_udev *u = d->udev;
-        mode_t mode = u && u->mode != (mode_t)-1 ? u->mode
-                                                 : parse_mode(device_get_property(d, "DEVMODE"), NODE_MODE_DEFAULT);
-        uid_t uid = u && u->uid != (uid_t)-1 ? u->uid : (uid_t)parse_id(device_get_property(d, "DEVUID"), 0);
-        gid_t gid = u && u->gid != (gid_t)-1 ? u->gid : (gid_t)parse_id(device_get_property(d, "DEVGID"), 0);
+        mode_t mode;
+        uid_t uid;
+        gid_t gid;
+        process_node_access(d, &mode, &uid, &gid);
         r = node_add(run->ctx->devfd, d->devname, d->devnum_type, d->devnum, mode, uid, gid);
         if (r < 0) {
                 log_warning_errno(r, "%s: could not create node %s (%c%u:%u): %m", d->devpath, d->devname,
@@ -240,9 +307,11 @@ static void publish_links(struct event_run *run, const char *id)
 
         if (run->ctx->runfd < 0 || !d->devname)
                 return;
-        if (action_of(run) == UEVENT_REMOVE)
-                r = links_remove_all(run->ctx->devfd, run->ctx->runfd, id, run->old_links);
-        else
+        if (action_of(run) == UEVENT_REMOVE) {
+                /* the links it had (NULL would mean "search every claim": never needed here) */
+                char *none[] = {NULL};
+                r = links_remove_all(run->ctx->devfd, run->ctx->runfd, id, run->old_links ? run->old_links : none);
+        } else
                 r = links_update(run->ctx->devfd, run->ctx->runfd, id, d->devname, run->old_links,
                                  d->udev ? d->udev->links : NULL, d->udev ? d->udev->link_priority : 0);
         if (r < 0) {
@@ -396,6 +465,10 @@ static void advance(struct event_run *run)
                         if (step_rules(run))
                                 return;
                         break;
+                case STEP_RENAME:
+                        if (step_rename(run))
+                                return;
+                        break;
                 case STEP_PUBLISH:
                         step_publish(run);
                         break;
@@ -434,8 +507,8 @@ void process_event_abort(struct event *e)
         e->data = NULL;
         if (!run)
                 return;
-        if (run->waiting)
+        if (run->waiting && !run->timer)
                 run->aborted = true; /* freed when the child's completion arrives (or with the spawner) */
         else
-                run_free(run);
+                run_free(run); /* frees a pending rename retry timer too */
 }

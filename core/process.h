@@ -4,6 +4,7 @@
  *
  *   model (apply the uevent; load the device's database entry after a restart)
  *     -> rules (PROGRAM / IMPORT{program} children waited for without blocking)
+ *     -> interface rename (NAME= on network devices; a taken name is retried from a timer)
  *     -> node -> links -> database -> RUN (builtins inline, programs as children, in order)
  *     -> broadcast to libudev clients
  *
@@ -19,6 +20,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "builtin.h"
 #include "model.h"
@@ -28,6 +30,7 @@ struct rules;
 struct rule_line;
 struct monitor;
 struct spawn_manager;
+struct sd_event;
 
 struct process_ctx {
         struct model *model;
@@ -39,6 +42,7 @@ struct process_ctx {
         struct builtin_ctx *builtins;
         struct monitor *monitor;  /* broadcaster, or NULL */
         struct spawn_manager *spawn; /* asynchronous children (daemon), or NULL (tools) */
+        struct sd_event *event;   /* the daemon's loop, for retry timers; NULL in tools */
         const char *program_dir;  /* where relative program names live (NULL: UDEVLIBDIR) */
         const struct props *global_props; /* added to every event's device (udevadm control -p), or NULL */
         uint64_t event_timeout_usec;
@@ -59,6 +63,10 @@ typedef void (*process_done_t)(struct event *e, struct device *dev, int result, 
 /* Starts processing e. done may be called before this returns (no child needed). 0, or
  * -errno when the event could not start (done is then not called). */
 int process_event(struct process_ctx *ctx, struct event *e, process_done_t done, void *userdata);
+
+/* The mode and owner a node of d gets (or got): the rules' MODE/OWNER/GROUP, else the kernel's
+ * DEVMODE/DEVUID/DEVGID, else 0600 root:root. */
+void process_node_access(const struct device *d, mode_t *ret_mode, uid_t *ret_uid, gid_t *ret_gid);
 
 /* Gives up on a running event (daemon exit): its children are left to the spawn manager's
  * teardown, done is not called. */

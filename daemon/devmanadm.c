@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "adm.h"
+#include "adm-hwdb.h"
 #include "adm-test.h"
 #include "adm-verify.h"
 #include "log.h"
@@ -42,6 +43,11 @@ static int run_test(const struct adm_ctx *ctx, int argc, char **argv)
         return verb_test(argc + 1, args);
 }
 
+static int run_hwdb(const struct adm_ctx *ctx, int argc, char **argv)
+{
+        return verb_hwdb(argc, argv);
+}
+
 static const struct verb verbs[] = {
         {"trigger", verb_trigger, "Request events from the kernel"},
         {"settle", verb_settle, "Wait until the daemon's event queue is empty"},
@@ -51,8 +57,12 @@ static const struct verb verbs[] = {
         {"monitor", verb_monitor, "Listen to kernel and udev events"},
         {"test", run_test, "Show what the rules do for a device, changing nothing"},
         {"verify", run_verify, "Check rules files"},
+        {"hwdb", run_hwdb, "Compile or query the hardware database"},
         {"tree", verb_tree, "Show a class the way the kernel lays it out"},
         {"classes", verb_classes, "Tell for every class whether it is converted, legacy or mixed"},
+        {"static-nodes", verb_static_nodes, "Create the nodes of modules that load on first open"},
+        {"snapshot", verb_snapshot, "Record what devman would publish for every device (for compare)"},
+        {"compare", verb_compare, "Compare two snapshots: what a class conversion changed for userspace"},
         {"test-builtin", verb_test_builtin, "Run a builtin command on a device and show its properties"},
         {"version", verb_version, "Show the version"},
 };

@@ -6,7 +6,7 @@
 #    systemd-hwdb's own compilation of the same sources;
 #  - usage errors and --help.
 set -eu
-tool=$1
+tool=$1  # devmanadm: every call is "$tool" hwdb hwdb ...
 tmp=$(mktemp -d /tmp/test-hwdb-cli.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -40,28 +40,28 @@ printf '%s\n' "$modaliases" >"$tmp/list"
 while IFS= read -r m; do
     systemd-hwdb query "$m" >"$tmp/sys" 2>/dev/null || true
     udevadm hwdb --test="$m" >"$tmp/udevadm" 2>/dev/null || true
-    "$tool" --test="$m" >"$tmp/dev"
+    "$tool" hwdb --test="$m" >"$tmp/dev"
     check_same "systemd-hwdb query '$m'" "$tmp/sys" "$tmp/dev"
     check_same "udevadm hwdb --test='$m'" "$tmp/udevadm" "$tmp/dev"
 done <"$tmp/list"
 # the list must exercise the database, not only agree on empty answers
 for m in "usb:v046DpC52Bd1211dc00dsc00dp00ic03isc01ip01in00" "pci:v00008086d00001237sv00001AF4sd00001100bc06sc00i00"; do
     checks=$((checks + 1))
-    "$tool" --test="$m" | grep -q '^ID_VENDOR_FROM_DATABASE=' || { echo "FAIL: no vendor for $m"; fail=$((fail + 1)); }
+    "$tool" hwdb --test="$m" | grep -q '^ID_VENDOR_FROM_DATABASE=' || { echo "FAIL: no vendor for $m"; fail=$((fail + 1)); }
 done
 
 # Compile a copy of the host's sources with both tools; systemd-hwdb answers from both alike.
 mkdir -p "$tmp/a/lib/udev" "$tmp/b/lib/udev"
 cp -r /lib/udev/hwdb.d "$tmp/a/lib/udev/"
 cp -r /lib/udev/hwdb.d "$tmp/b/lib/udev/"
-"$tool" --update --strict --root "$tmp/a"
+"$tool" hwdb --update --strict --root "$tmp/a"
 systemd-hwdb update --root="$tmp/b"
 checks=$((checks + 1))
 [ -f "$tmp/a/etc/udev/hwdb.bin" ] || { echo "FAIL: no $tmp/a/etc/udev/hwdb.bin"; fail=$((fail + 1)); }
 while IFS= read -r m; do
     systemd-hwdb --root="$tmp/b" query "$m" >"$tmp/sys"
     systemd-hwdb --root="$tmp/a" query "$m" >"$tmp/dev"
-    "$tool" --root="$tmp/b" --test="$m" >"$tmp/dev2"
+    "$tool" hwdb --root="$tmp/b" --test="$m" >"$tmp/dev2"
     check_same "systemd-hwdb query on devman's hwdb.bin: '$m'" "$tmp/sys" "$tmp/dev"
     check_same "devman query on systemd-hwdb's hwdb.bin: '$m'" "$tmp/sys" "$tmp/dev2"
 done <"$tmp/list"
@@ -70,36 +70,36 @@ done <"$tmp/list"
 mkdir -p "$tmp/c/etc/udev/hwdb.d"
 printf 'usb:v1234*\n ID_X=1\n\n ORPHAN=1\n' >"$tmp/c/etc/udev/hwdb.d/50-bad.hwdb"
 checks=$((checks + 1))
-if "$tool" --update --strict --root "$tmp/c" --output "$tmp/c/out.bin" 2>"$tmp/err"; then
+if "$tool" hwdb --update --strict --root "$tmp/c" --output "$tmp/c/out.bin" 2>"$tmp/err"; then
     echo "FAIL: --strict accepted a syntax error"; fail=$((fail + 1))
 fi
 checks=$((checks + 1))
 grep -q '50-bad.hwdb:4' "$tmp/err" || { echo "FAIL: error without file:line"; cat "$tmp/err"; fail=$((fail + 1)); }
 checks=$((checks + 1))
-"$tool" --update --root "$tmp/c" --output "$tmp/c/out.bin" 2>/dev/null || { echo "FAIL: non-strict update"; fail=$((fail + 1)); }
+"$tool" hwdb --update --root "$tmp/c" --output "$tmp/c/out.bin" 2>/dev/null || { echo "FAIL: non-strict update"; fail=$((fail + 1)); }
 checks=$((checks + 1))
-[ "$("$tool" --root "$tmp/c" --file /out.bin --test=usb:v1234p1)" = "ID_X=1" ] || { echo "FAIL: --file query"; fail=$((fail + 1)); }
+[ "$("$tool" hwdb --root "$tmp/c" --file /out.bin --test=usb:v1234p1)" = "ID_X=1" ] || { echo "FAIL: --file query"; fail=$((fail + 1)); }
 # --usr writes the vendor location below the root
 mkdir -p "$tmp/d/etc/udev/hwdb.d"
 printf 'usb:v1234*\n ID_Y=2\n' >"$tmp/d/etc/udev/hwdb.d/50-y.hwdb"
-"$tool" --update --usr --root "$tmp/d"
+"$tool" hwdb --update --usr --root "$tmp/d"
 checks=$((checks + 1))
 usrbin=$(find "$tmp/d" -path '*/lib/udev/hwdb.bin')
 if [ -z "$usrbin" ] || [ -e "$tmp/d/etc/udev/hwdb.bin" ]; then
     echo "FAIL: --usr output"; fail=$((fail + 1))
 fi
 checks=$((checks + 1))
-[ "$("$tool" --root "$tmp/d" --file "${usrbin#"$tmp/d"}" --test=usb:v1234)" = "ID_Y=2" ] || { echo "FAIL: --usr query"; fail=$((fail + 1)); }
+[ "$("$tool" hwdb --root "$tmp/d" --file "${usrbin#"$tmp/d"}" --test=usb:v1234)" = "ID_Y=2" ] || { echo "FAIL: --usr query"; fail=$((fail + 1)); }
 checks=$((checks + 1))
-"$tool" --help | grep -q -- '--update' || { echo "FAIL: --help"; fail=$((fail + 1)); }
+"$tool" hwdb --help | grep -q -- '--update' || { echo "FAIL: --help"; fail=$((fail + 1)); }
 checks=$((checks + 1))
 set +e
-"$tool" >/dev/null 2>&1; rc=$?
+"$tool" hwdb >/dev/null 2>&1; rc=$?
 set -e
 [ "$rc" -eq 2 ] || { echo "FAIL: no action should be a usage error (got $rc)"; fail=$((fail + 1)); }
 checks=$((checks + 1))
 set +e
-"$tool" --test=x --root "$tmp/nonexistent" >/dev/null 2>&1; rc=$?
+"$tool" hwdb --test=x --root "$tmp/nonexistent" >/dev/null 2>&1; rc=$?
 set -e
 [ "$rc" -eq 1 ] || { echo "FAIL: missing database should fail (got $rc)"; fail=$((fail + 1)); }
 
