@@ -9,6 +9,10 @@
  * below U+110000 that is neither a surrogate nor a non-character (U+FDD0–U+FDEF, U+xFFFE,
  * U+xFFFF); as in udev, only the high bit of the trailing bytes is checked.
  *
+ * core/encode.h is the libblkid flavour of the same encoding (ID_FS_*_ENC come from libblkid,
+ * which accepts U+xFFFE and checks trailing bytes strictly); these are systemd's, for the values
+ * udev's own builtins make (ID_VENDOR_ENC, ID_MODEL_ENC, ...).
+ *
  * Functions returning char * return a new string owned by the caller, or NULL on ENOMEM.
  */
 #pragma once
