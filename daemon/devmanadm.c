@@ -49,6 +49,7 @@ static const struct verb verbs[] = {
         {"static-nodes", verb_static_nodes, "Create the nodes of modules that load on first open"},
         {"snapshot", verb_snapshot, "Record what devman would publish for every device (for compare)"},
         {"compare", verb_compare, "Compare two snapshots: what a class conversion changed for userspace"},
+        {"test-builtin", verb_test_builtin, "Run a builtin command on a device and show its properties"},
         {"version", verb_version, "Show the version"},
 };
 
