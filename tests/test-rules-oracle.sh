@@ -51,7 +51,8 @@ run_udev() {
             name=$(sed -n "s/^DEVNAME=//p" "$dev/uevent")
             mm=$(cat "$dev/dev")
             case "$(readlink -f "$dev/subsystem")" in */block) t=b ;; *) t=c ;; esac
-            [ -n "$name" ] && mkdir -p "$tmp/dev/$(dirname "$name")" && mknod "$tmp/dev/$name" $t "${mm%:*}" "${mm#*:}"
+            [ -n "$name" ] && [ ! -e "$tmp/dev/$name" ] && mkdir -p "$tmp/dev/$(dirname "$name")" &&
+                mknod "$tmp/dev/$name" $t "${mm%:*}" "${mm#*:}"
         fi
         mount --bind "$tmp/dev" /dev
         mount -t tmpfs none /run
