@@ -114,7 +114,7 @@ static int parse_args(int argc, char **argv, struct devmand_args *a)
                         help();
                         return 1;
                 case 'V':
-                        printf("devmand %s\n", DEVMAN_VERSION);
+                        printf("%s %s\n", program_invocation_short_name, DEVMAN_VERSION);
                         return 1;
                 case 'd':
                         a->daemonize = true;
@@ -307,7 +307,7 @@ int main(int argc, char **argv)
         struct manager *m = NULL;
         int r, status = 1;
 
-        log_set_ident("devmand");
+        log_set_ident(program_invocation_short_name); /* devmand, or udevd (udev-compat-names) */
         r = parse_args(argc, argv, &a);
         if (r != 0) {
                 status = r > 0 ? 0 : 2;
