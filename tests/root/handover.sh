@@ -86,7 +86,8 @@ cmp -s "$tmp/db1" "$tmp/db2" || diff "$tmp/db1" "$tmp/db2" | head -20
 reprocessed=$(grep '^UDEV *\[' "$tmp/monitor" | grep -v -e '/block/loop' -e '/bdi/7:' | wc -l)
 check "nothing reprocessed without a trigger ($reprocessed events)" [ "$reprocessed" -eq 0 ]
 [ "$reprocessed" -eq 0 ] || grep '^UDEV *\[' "$tmp/monitor" | head
-grep "Reconcil\|did not exit" "$tmp/daemon.log" && nok "a clean exit must not look like a crash" || ok "clean exit: no reconciling"
+# stale entries of devices gone meanwhile (other tests' loop devices) are fine; crash recovery is not
+grep "did not exit cleanly" "$tmp/daemon.log" && nok "a clean exit must not look like a crash" || ok "clean exit: not taken for a crash"
 
 # a change after the hand-over: the old property comes from the database, the old link is
 # known (and dropped, the new rules no longer claim it), the new link made
