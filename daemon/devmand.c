@@ -249,6 +249,7 @@ static int apply_args(const struct devmand_args *a, struct devman_config *c)
 struct readiness {
         int pipe_fd;  /* --daemon: tells the waiting parent we are ready */
         int ready_fd; /* --ready-fd */
+        bool log_detached; /* --daemon without --log-target: console until ready, then auto */
 };
 
 static void on_ready(void *userdata)
@@ -262,6 +263,8 @@ static void on_ready(void *userdata)
         }
         if (rd->pipe_fd >= 0) {
                 /* detached: from now on nothing goes to the terminal */
+                if (rd->log_detached)
+                        (void)log_set_target(LOG_TARGET_AUTO);
                 int null = open("/dev/null", O_RDWR | O_CLOEXEC);
                 if (null >= 0) {
                         dup2(null, STDIN_FILENO);
@@ -325,8 +328,8 @@ int main(int argc, char **argv)
                 goto out;
         }
         log_set_max_level(config->log_level);
-        if (a.daemonize && a.log_target == LOG_TARGET_CONSOLE)
-                a.log_target = LOG_TARGET_AUTO;
+        /* --daemon: errors before ready still reach whoever started it */
+        rd.log_detached = a.daemonize && a.log_target == LOG_TARGET_CONSOLE;
         if (a.log_target != LOG_TARGET_CONSOLE)
                 (void)log_set_target(a.log_target);
         rd.ready_fd = a.ready_fd;

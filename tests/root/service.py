@@ -193,6 +193,7 @@ def proc_stat(pid):
 
 def test_daemon():
     inst = Instance('daemon')
+    open('/dev/kmsg', 'w').close()
     starter = subprocess.Popen(inst.args('--daemon'), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     rc = starter.wait(timeout=30)
     check(rc == 0, '--daemon: the starting process exits 0 (%s)' % rc)
@@ -219,6 +220,23 @@ def test_daemon():
     check(err == b'', '--daemon: nothing on stderr (%r)' % err[:200])
     inst.adm('control', '--exit')
     check(wait_for(lambda: not os.path.exists('/proc/%d' % pid)), '--daemon: the daemon exits on control --exit')
+    # detached, it logs to auto: no /dev/log here, so the kernel log (our /dev/kmsg file)
+    with open('/dev/kmsg', errors='replace') as f:
+        kmsg = f.read()
+    check('devmand[%d]: Exit requested through the control socket' % pid in kmsg,
+          '--daemon: after ready, messages go to kmsg (auto target)')
+
+
+def test_daemon_fails():
+    inst = Instance('daemon-fails')
+    open('/dev/kmsg', 'w').close()
+    missing = os.path.join(inst.root, 'no-such-dir')
+    starter = subprocess.run([devmand, '--daemon', '--dev', missing, '--run', inst.run, '--rules-dir', rules],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=30)
+    check(starter.returncode == 1, '--daemon: the starting process exits 1 when the daemon cannot start')
+    check('Cannot open the /dev root %s' % missing in starter.stderr,
+          '--daemon: the reason reaches the terminal, not only the system log (%r)' % starter.stderr)
+    check(find_daemon(inst.run) is None, '--daemon: no daemon is left running')
 
 
 def test_socket_activation():
@@ -330,7 +348,7 @@ try:
     if not os.path.exists('/sys/devices/virtual/mem/null/uevent'):
         print('no /sys/devices/virtual/mem/null: skipped')
         sys.exit(77)
-    for t in (test_sd_notify, test_ready_fd, test_daemon, test_socket_activation,
+    for t in (test_sd_notify, test_ready_fd, test_daemon, test_daemon_fails, test_socket_activation,
               test_console_and_log_level, test_kmsg, test_syslog):
         print('# ' + t.__name__, flush=True)
         t()
