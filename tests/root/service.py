@@ -261,9 +261,8 @@ def test_socket_activation():
         os.environ['LISTEN_FDS'] = '2'
 
     log = open(os.path.join(tmp, 'activation.log'), 'wb')
+    # the service manager keeps its copies of the sockets across restarts: so do we
     proc = subprocess.Popen(inst.args('--log-level=debug'), pass_fds=(3, 4), preexec_fn=child, stderr=log)
-    kern.close()
-    ctrl.close()
     node = os.path.join(inst.dev, 'null')
     check(wait_for(lambda: os.path.exists(node), 20),
           'socket activation: an event raised before start is processed from the passed kernel socket')
@@ -273,10 +272,25 @@ def test_socket_activation():
     trigger_null()
     check(wait_for(lambda: os.path.exists(node)), 'socket activation: a change raised while running is processed')
     check(stop(proc, inst) == 0, 'socket activation: devmand exits 0 on control --exit')
+    check(os.path.exists(inst.control) and os.stat(inst.control).st_ino == ino_before,
+          'socket activation: the socket file stays after exit (it is the service manager\'s)')
+    # a restart: what happens while devmand is down waits in the passed sockets
+    os.unlink(node)
+    trigger_null()
+    proc = subprocess.Popen(inst.args('--log-level=debug'), pass_fds=(3, 4), preexec_fn=child, stderr=log)
+    check(wait_for(lambda: os.path.exists(node), 20),
+          'socket activation restart: an event raised while devmand was down is processed')
+    check(inst.ping(), 'socket activation restart: ping answers through the same control socket')
+    check(stop(proc, inst) == 0, 'socket activation restart: devmand exits 0 on control --exit')
+    kern.close()
+    ctrl.close()
     log.close()
     with open(log.name, errors='replace') as f:
         text = f.read()
     check('Socket activation' not in text, 'socket activation: no fd was rejected')
+    # the node could come back some other way: the log shows each change came as an event
+    n = text.count('Queueing change /devices/virtual/mem/null')
+    check(n >= 3, 'socket activation: all three changes were queued as events (%d)' % n)
 
 
 def test_console_and_log_level():
