@@ -330,8 +330,12 @@ int main(int argc, char **argv)
         log_set_max_level(config->log_level);
         /* --daemon: errors before ready still reach whoever started it */
         rd.log_detached = a.daemonize && a.log_target == LOG_TARGET_CONSOLE;
-        if (a.log_target != LOG_TARGET_CONSOLE)
-                (void)log_set_target(a.log_target);
+        if (a.log_target != LOG_TARGET_CONSOLE) {
+                r = log_set_target(a.log_target);
+                if (r < 0) /* the logger is back on the console: say why there */
+                        log_warning_errno(r, "Cannot log to %s: %m; logging to the console",
+                                          log_target_to_string(a.log_target));
+        }
         rd.ready_fd = a.ready_fd;
         umask(022);
 

@@ -357,6 +357,20 @@ def test_syslog():
         check('Exit requested' not in f.read(), 'syslog: nothing of it on stderr')
     check(rc == 0, 'syslog: devmand exits 0')
 
+    # no syslog daemon listening: the messages fall back to the console
+    inst = Instance('syslog-missing')
+    log = open(os.path.join(tmp, 'syslog-missing.log'), 'wb')
+    proc = subprocess.Popen(inst.args('--log-target=syslog', '--log-level=info'), stderr=log)
+    check(inst.wait_ping(), 'syslog without /dev/log: devmand answers')
+    rc = stop(proc, inst)
+    log.close()
+    with open(log.name, errors='replace') as f:
+        text = f.read()
+    check('Exit requested through the control socket' in text, 'syslog without /dev/log: messages go to stderr instead')
+    check('Cannot log to syslog: No such file or directory; logging to the console' in text,
+          'syslog without /dev/log: devmand says why (%r)' % text[:200])
+    check(rc == 0, 'syslog without /dev/log: devmand exits 0')
+
 
 try:
     if not os.path.exists('/sys/devices/virtual/mem/null/uevent'):
