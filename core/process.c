@@ -215,6 +215,14 @@ static bool step_rename(struct event_run *run)
                 run->step = STEP_PUBLISH;
                 return false;
         }
+        /* An ifindex read from a fake sysfs tree names whatever interface the machine has under
+         * that number: rename only what the live kernel showed us. */
+        if (!streq(model_sysfs_root(ctx->model), "/sys")) {
+                log_info("%s: not renaming %s to %s: the sysfs root is not the live /sys", d->devpath, d->sysname,
+                         name);
+                run->step = STEP_PUBLISH;
+                return false;
+        }
         if (!ctx->event) {
                 r = netif_rename_retry(d->ifindex, name, RENAME_ATTEMPTS, NULL);
         } else {
@@ -431,12 +439,8 @@ static void step_broadcast(struct event_run *run)
 static void finish(struct event_run *run)
 {
         struct process_ctx *ctx = run->ctx;
-        if (ctx->trace && run->exec) {
-                size_t n = 0;
-                const struct rule_line *const *t = rules_exec_trace(run->exec, &n);
-                for (size_t i = 0; i < n; i++)
-                        ctx->trace(t[i], ctx->trace_userdata);
-        }
+        if (ctx->report && run->dev)
+                ctx->report(run->event, run->dev, run->exec, ctx->report_userdata);
         if (run->dev)
                 device_clear_attrs(run->dev);
         if (run->result < 0)

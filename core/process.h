@@ -27,7 +27,7 @@
 #include "queue.h"
 
 struct rules;
-struct rule_line;
+struct rules_exec;
 struct monitor;
 struct spawn_manager;
 struct sd_event;
@@ -48,9 +48,10 @@ struct process_ctx {
         uint64_t event_timeout_usec;
         int timeout_signal;
         bool dry_run;             /* evaluate only: no node, link, database, RUN or broadcast */
-        /* Called for every rule line that matched (devmanadm test), or NULL. */
-        void (*trace)(const struct rule_line *line, void *userdata);
-        void *trace_userdata;
+        /* Called when an event is done, before its rules state is freed (devmanadm test prints
+         * the matched rules and results from it), or NULL. x is NULL when no rules ran. */
+        void (*report)(const struct event *e, struct device *dev, struct rules_exec *x, void *userdata);
+        void *report_userdata;
         unsigned long n_processed;
         unsigned long n_failed;
 };
