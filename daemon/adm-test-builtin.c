@@ -96,7 +96,22 @@ int verb_test_builtin(const struct adm_ctx *ctx, int argc, char **argv)
                         return 1;
                 }
         }
+        /* print what the builtin set: the properties that are new or changed afterwards */
+        struct props before = PROPS_INIT;
+        if (props_copy(&before, &dev->props) < 0)
+                return log_oom(), 1;
         r = builtin_run(b, &bctx, dev, cmd, true);
+        size_t it = 0;
+        const char *entry;
+        unsigned flags;
+        while (r >= 0 && props_next(&dev->props, &it, &entry, &flags)) {
+                size_t kl = props_key_len(entry);
+                _cleanup_free_ char *key = strndup(entry, kl);
+                const char *old = key ? props_get(&before, key) : NULL;
+                if ((flags & PROP_DB) && (!old || !streq(old, entry + kl + 1)))
+                        printf("%s\n", entry);
+        }
+        props_clear(&before);
         fflush(stdout);
         if (b->exit)
                 b->exit(&bctx);

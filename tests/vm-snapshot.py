@@ -90,6 +90,8 @@ def boot(tmp, initrd, name, extra):
         text = f.read().decode(errors="replace")
     if not check(text.startswith("devman-snapshot 1") and text.rstrip().endswith("end"),
                  "boot %s: a complete snapshot came out of the guest (%d bytes)" % (name, len(text))):
+        print("  console:\n" + open(log, errors="replace").read()[-1500:])
+        print("  snapshot starts with: %r, ends with: %r" % (text[:120], text[-60:]))
         print(open(log).read()[-2000:])
         return None
     return snap
