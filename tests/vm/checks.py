@@ -80,6 +80,16 @@ class Step:
         if name not in self.d["modules"]:
             self.fail("module %s was not loaded (the manager's kmod builtin loads it by MODALIAS)" % name)
 
+    def monitored(self, action, devnode):
+        """Debian's udevadm monitor (a libudev client started after coldplug) received the
+        manager's broadcast of an input event node's ACTION (devnode None: any event node)."""
+        for e in self.d.get("monitor", []):
+            if (e.get("ACTION") == action and e.get("SUBSYSTEM") == "input" and
+                    (e.get("DEVNAME") == devnode if devnode else e.get("DEVNAME", "").startswith("/dev/input/event"))):
+                return
+        self.fail("udevadm monitor saw no %s event for %s (%d events seen)" %
+                  (action, devnode or "an input event node", len(self.d.get("monitor", []))))
+
     def libinput(self, name, capability):
         hits = [d for d in self.d["libinput"] if d.get("Device") == name]
         if len(hits) != 1:
@@ -232,10 +242,12 @@ def uinput_add(s):
     s.prop(events[0], "ID_INPUT_MOUSE", "1")
     s.prop(events[0], "ID_INPUT_KEY", "1")
     s.libinput(UINPUT_NAME, "pointer")
+    s.monitored("add", events[0])
 
 
 def uinput_remove(s):
     parents, events = uinput_event(s)
+    s.monitored("remove", None)
     if parents or events:
         s.fail("the uinput device is still listed: %s %s" % (parents, events))
     if any(d.get("Device") == UINPUT_NAME for d in s.d["libinput"]):

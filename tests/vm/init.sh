@@ -180,6 +180,8 @@ dump() { # STEP
     udevadm info --export-db | cat
     echo "@@SECTION libinput"
     libinput list-devices 2>&1 | cat
+    echo "@@SECTION monitor"
+    cat /tmp/monitor.log 2>/dev/null
     echo "@@SECTION modules"
     cut -d' ' -f1 /proc/modules | sort
     echo "@@SECTION net"
@@ -216,6 +218,9 @@ settle || warn "settle failed"
 t_ready=$(uptime_s)
 echo "@@TIMING start=$t_start settle=$t_settle ready=$t_ready" >&4
 log "settled: start $t_start settle $t_settle ready $t_ready"
+# a libudev client listening from now on: Debian's udevadm monitor, whatever manager runs
+udevadm monitor --udev --property >/tmp/monitor.log 2>&1 &
+monitor_pid=$!
 dump coldplug >&4
 
 host disk-add
@@ -252,6 +257,7 @@ wait_count "$before" '/sys/class/input/event*' || :
 settle || warn "settle failed"
 dump uinput-remove >&4
 
+kill "$monitor_pid" 2>/dev/null
 # The kernel log (and what the manager logged to kmsg), for whoever reads report.txt.
 { echo "@@DMESG"; dmesg; } >&4
 echo "@@DONE" >&4

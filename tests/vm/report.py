@@ -96,9 +96,25 @@ def parse_data(files, lines):
     return data
 
 
+def parse_monitor(lines):
+    """udevadm monitor --udev --property: one dict of properties per event (blank-line separated)."""
+    events, cur = [], {}
+    for line in lines:
+        if not line.strip():
+            if cur:
+                events.append(cur)
+            cur = {}
+        elif "=" in line and not line.startswith("UDEV"):
+            k, v = line.split("=", 1)
+            cur[k] = v
+    if cur:
+        events.append(cur)
+    return events
+
+
 def new_step():
     return {"dev": {}, "links": {}, "data": {}, "tags": [], "run": [], "exportdb": {},
-            "libinput": [], "modules": [], "net": [], "uptime": None}
+            "libinput": [], "modules": [], "net": [], "monitor": [], "uptime": None}
 
 
 def finish_section(step, name, lines):
@@ -112,6 +128,8 @@ def finish_section(step, name, lines):
         step["exportdb"] = parse_exportdb(lines)
     elif name == "libinput":
         step["libinput"] = parse_libinput(lines)
+    elif name == "monitor":
+        step["monitor"] = parse_monitor(lines)
     elif name in ("tags", "run", "modules", "net"):
         step[name] = [x for x in lines if x.strip()]
 
