@@ -548,19 +548,9 @@ static int read_device(struct model *m, struct device *d, const char *syspath)
 
         /* Kernel properties are replaced; PROP_DB ones (rules' results) stay. */
         props_unset_flagged(&d->props, PROP_KERNEL);
-        size_t it = 0;
-        const char *entry;
-        while (props_next(&fresh, &it, &entry, NULL)) {
-                size_t kl = props_key_len(entry);
-                _cleanup_free_ char *key = strndup(entry, kl);
-                if (!key) {
-                        r = -ENOMEM;
-                        goto finish;
-                }
-                r = props_set(&d->props, key, entry + kl + 1, PROP_KERNEL);
-                if (r < 0)
-                        goto finish;
-        }
+        r = props_merge(&d->props, &fresh, PROP_KERNEL, NULL);
+        if (r < 0)
+                goto finish;
 
         if ((r = device_set_subsystem(d, subsystem)) < 0 || (r = device_set_driver(d, driver)) < 0)
                 goto finish;
@@ -956,23 +946,13 @@ static int overlay_event(struct model *m, struct device *d, const struct uevent 
         _cleanup_free_ char *old_subsystem = d->subsystem ? strdup(d->subsystem) : NULL;
         char old_type = d->devnum_type;
         dev_t old_devnum = d->devnum;
-        size_t it = 0;
-        const char *entry;
         int r;
 
         if (d->subsystem && !old_subsystem)
                 return -ENOMEM;
-        while (props_next(&ev->props, &it, &entry, NULL)) {
-                if (event_only_key(entry))
-                        continue;
-                size_t kl = props_key_len(entry);
-                _cleanup_free_ char *key = strndup(entry, kl);
-                if (!key)
-                        return -ENOMEM;
-                r = props_set(&d->props, key, entry + kl + 1, PROP_KERNEL);
-                if (r < 0)
-                        return r;
-        }
+        r = props_merge(&d->props, &ev->props, PROP_KERNEL, event_only_key);
+        if (r < 0)
+                return r;
         if (ev->subsystem && (r = device_set_subsystem(d, ev->subsystem)) < 0)
                 return r;
 
@@ -1143,19 +1123,9 @@ static int apply_from_event(struct model *m, const struct uevent *ev, struct dev
         }
 
         props_unset_flagged(&d->props, PROP_KERNEL);
-        size_t it = 0;
-        const char *entry;
-        while (props_next(&ev->props, &it, &entry, NULL)) {
-                if (event_only_key(entry))
-                        continue;
-                size_t kl = props_key_len(entry);
-                _cleanup_free_ char *key = strndup(entry, kl);
-                if (!key)
-                        return -ENOMEM;
-                r = props_set(&d->props, key, entry + kl + 1, PROP_KERNEL);
-                if (r < 0)
-                        return r;
-        }
+        r = props_merge(&d->props, &ev->props, PROP_KERNEL, event_only_key);
+        if (r < 0)
+                return r;
         if ((r = device_set_subsystem(d, ev->subsystem)) < 0 ||
             (r = device_set_driver(d, props_get(&ev->props, "DRIVER"))) < 0)
                 return r;

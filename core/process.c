@@ -99,18 +99,8 @@ static void step_model(struct event_run *run)
         }
         /* Properties set for all events through the control socket: the current set only. */
         props_unset_flagged(&run->dev->props, PROP_GLOBAL);
-        if (ctx->global_props) {
-                size_t it = 0;
-                const char *e;
-                while (props_next(ctx->global_props, &it, &e, NULL)) {
-                        size_t kl = props_key_len(e);
-                        _cleanup_free_ char *k = strndup(e, kl);
-                        if (!k || props_set(&run->dev->props, k, e + kl + 1, PROP_GLOBAL) < 0) {
-                                run->result = log_oom();
-                                break;
-                        }
-                }
-        }
+        if (ctx->global_props && props_merge(&run->dev->props, ctx->global_props, PROP_GLOBAL, NULL) < 0)
+                run->result = log_oom();
         /* After a restart the record knows nothing of earlier events: the database does. */
         if (!run->dev->udev && ctx->run_root) {
                 r = db_read(ctx->run_root, run->dev);

@@ -147,3 +147,21 @@ bool props_next(const struct props *p, size_t *it, const char **entry, unsigned 
         *it += strlen(*entry) + 2;
         return true;
 }
+
+int props_merge(struct props *dst, const struct props *src, unsigned flags, bool (*skip)(const char *entry))
+{
+        size_t it = 0;
+        const char *entry;
+        while (props_next(src, &it, &entry, NULL)) {
+                if (skip && skip(entry))
+                        continue;
+                size_t kl = props_key_len(entry);
+                _cleanup_free_ char *key = strndup(entry, kl);
+                if (!key)
+                        return -ENOMEM;
+                int r = props_set(dst, key, entry + kl + 1, flags);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}

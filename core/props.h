@@ -42,6 +42,10 @@ int props_setf(struct props *p, const char *key, unsigned flags, const char *fmt
         __attribute__((format(printf, 4, 5)));
 /* Removes key; returns 1 if it was present, 0 if not. */
 int props_unset(struct props *p, const char *key);
+/* Sets every entry of src in dst with the given flags (replacing values of the same keys),
+ * except those for which skip(entry) is true (skip may be NULL). 0 or -ENOMEM. */
+int props_merge(struct props *dst, const struct props *src, unsigned flags, bool (*skip)(const char *entry));
+
 /* Removes every entry that has any of the given flags. */
 void props_unset_flagged(struct props *p, unsigned flags);
 

@@ -47,6 +47,32 @@ static void test_props(void)
         props_clear(&copy);
 }
 
+static bool skip_b(const char *entry)
+{
+        return entry[0] == 'B';
+}
+
+static void test_merge(void)
+{
+        struct props a = PROPS_INIT, b = PROPS_INIT;
+        CHECK_INT(props_set(&a, "A", "old", PROP_DB), 0);
+        CHECK_INT(props_set(&b, "A", "new", 0), 0);
+        CHECK_INT(props_set(&b, "B", "skipped", 0), 0);
+        CHECK_INT(props_set(&b, "C", "3", 0), 0);
+        CHECK_INT(props_merge(&a, &b, PROP_KERNEL, skip_b), 0);
+        CHECK_STR(props_get(&a, "A"), "new");
+        CHECK(props_get(&a, "B") == NULL);
+        CHECK_STR(props_get(&a, "C"), "3");
+        size_t it = 0;
+        const char *e;
+        unsigned flags, kernel = 0;
+        while (props_next(&a, &it, &e, &flags))
+                kernel += (flags & PROP_KERNEL) != 0;
+        CHECK_INT(kernel, 2);
+        props_clear(&a);
+        props_clear(&b);
+}
+
 static void test_strv(void)
 {
         char **l = NULL;
@@ -67,4 +93,4 @@ static void test_strv(void)
         strv_free(l);
 }
 
-TEST_MAIN(TEST(test_props), TEST(test_strv))
+TEST_MAIN(TEST(test_props), TEST(test_merge), TEST(test_strv))
