@@ -67,8 +67,9 @@ for i in $(seq 0 $((N + 49))); do
     fi
 done
 echo "  after restart: $present present, $missing missing, $stale stale nodes, $staledb stale entries, $staledevnum stale block/M:m links"
-[ $present -eq $((N - 100 + 50)) ] && [ $missing -eq 0 ] && ok "every loop device that exists is processed" \
-    || nok "$missing loop devices not processed"
+# (at least ours: another user of the kernel may own an index in the range)
+[ $present -ge $((N - 100 + 50)) ] && [ $missing -eq 0 ] && ok "every loop device that exists is processed ($present)" \
+    || nok "$missing loop devices not processed, $present present"
 [ $stale -eq 0 ] && [ $staledevnum -eq 0 ] && ok "no node or link of a gone device" || nok "stale nodes/links"
 [ $staledb -eq 0 ] && ok "no database entry of a gone device" || nok "$staledb stale entries"
 [ $links -eq $present ] && ok "every present device has its rule link ($links)" || nok "$links of $present rule links"
