@@ -88,6 +88,15 @@ void props_unset_flagged(struct props *p, unsigned flags)
 
 int props_set(struct props *p, const char *key, const char *value, unsigned flags)
 {
+        /* A key or value taken from this very set (props_get) moves when the buffer is
+         * reallocated or an entry removed: work on copies then. */
+        if (p->buf && ((value && value >= p->buf && value < p->buf + p->cap) ||
+                       (key >= p->buf && key < p->buf + p->cap))) {
+                _cleanup_free_ char *k = strdup(key), *v = value ? strdup(value) : NULL;
+                if (!k || (value && !v))
+                        return -ENOMEM;
+                return props_set(p, k, v, flags);
+        }
         size_t keylen = strlen(key);
 
         if (keylen == 0 || strchr(key, '='))

@@ -73,6 +73,24 @@ static void test_merge(void)
         props_clear(&b);
 }
 
+/* A value that lives in the set itself survives the set growing or shrinking. */
+static void test_self_alias(void)
+{
+        struct props p = PROPS_INIT;
+        CHECK_INT(props_set(&p, "A", "alpha", 0), 0);
+        for (int i = 0; i < 50; i++) {
+                char k[16];
+                snprintf(k, sizeof(k), "K%d", i);
+                CHECK_INT(props_set(&p, k, props_get(&p, "A"), 0), 0); /* grows: realloc */
+        }
+        CHECK_STR(props_get(&p, "K49"), "alpha");
+        CHECK_INT(props_set(&p, "A", props_get(&p, "K3"), PROP_DB), 0); /* same value */
+        CHECK_INT(props_set(&p, "K0", props_get(&p, "K1"), 0), 0);
+        CHECK_INT(props_set(&p, "NEW", props_get(&p, "K49"), 0), 0);
+        CHECK_STR(props_get(&p, "NEW"), "alpha");
+        props_clear(&p);
+}
+
 static void test_strv(void)
 {
         char **l = NULL;
@@ -93,4 +111,4 @@ static void test_strv(void)
         strv_free(l);
 }
 
-TEST_MAIN(TEST(test_props), TEST(test_merge), TEST(test_strv))
+TEST_MAIN(TEST(test_props), TEST(test_merge), TEST(test_self_alias), TEST(test_strv))
