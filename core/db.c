@@ -520,6 +520,21 @@ int db_read_file(const char *path, struct device *d)
         return r;
 }
 
+int db_read_buffer(const char *name, const void *buf, size_t len, struct device *d)
+{
+        if (len == 0)
+                return 0; /* an empty entry: nothing recorded (fmemopen refuses size 0) */
+        _cleanup_fclose_ FILE *f = fmemopen((void *)buf, len, "r");
+        if (!f)
+                return -errno;
+        struct db_entry e = {0};
+        int r = db_parse(f, name, &e);
+        if (r >= 0)
+                r = device_take_entry(d, &e);
+        db_entry_clear(&e);
+        return r < 0 ? r : 1;
+}
+
 int db_read(const char *run_dir, struct device *d)
 {
         _cleanup_free_ char *id = NULL;
