@@ -145,12 +145,15 @@ static const char *db_entry_add_line(struct db_entry *e, char key, const char *v
         return r < 0 ? "out of memory" : NULL;
 }
 
+/* Malformed lines of one file logged one by one; the rest are counted. */
+#define DB_BAD_LINES_LOGGED 5
+
 /* Parses an open database file. Malformed lines are logged (with path:line) and skipped. */
 static int db_parse(FILE *f, const char *path, struct db_entry *e)
 {
         _cleanup_free_ char *line = NULL;
         size_t cap = 0;
-        unsigned lineno = 0;
+        unsigned lineno = 0, bad = 0;
         ssize_t n;
 
         errno = 0;
@@ -170,10 +173,14 @@ static int db_parse(FILE *f, const char *path, struct db_entry *e)
                         why = "not a K:value line";
                 else
                         why = db_entry_add_line(e, line[0], line + 2);
-                if (why)
+                /* a hostile file must not flood the log: the first few, then a count */
+                if (why && ++bad <= DB_BAD_LINES_LOGGED)
                         log_warning("%s:%u: %s, line ignored", path, lineno, why);
                 errno = 0;
         }
+        if (bad > DB_BAD_LINES_LOGGED)
+                log_warning("%s: %u more malformed lines ignored (%u in all)", path, bad - DB_BAD_LINES_LOGGED,
+                            bad);
         if (errno == ENOMEM)
                 return -ENOMEM;
         if (ferror(f))
