@@ -28,6 +28,7 @@ struct rules;
 struct rule_line;
 struct monitor;
 struct spawn_manager;
+struct publish_retry;
 
 struct process_ctx {
         struct model *model;
@@ -39,6 +40,9 @@ struct process_ctx {
         struct builtin_ctx *builtins;
         struct monitor *monitor;  /* broadcaster, or NULL */
         struct spawn_manager *spawn; /* asynchronous children (daemon), or NULL (tools) */
+        struct publish_retry *retry; /* devices whose links or database entry could not be
+                                      * written wait here (daemon), or NULL: then every
+                                      * failure is logged */
         const char *program_dir;  /* where relative program names live (NULL: UDEVLIBDIR) */
         uint64_t event_timeout_usec;
         int timeout_signal;
@@ -58,6 +62,10 @@ typedef void (*process_done_t)(struct event *e, struct device *dev, int result, 
 /* Starts processing e. done may be called before this returns (no child needed). 0, or
  * -errno when the event could not start (done is then not called). */
 int process_event(struct process_ctx *ctx, struct event *e, process_done_t done, void *userdata);
+
+/* Publishes d's current state again: makes its node, claims and creates its links (no
+ * previous links are released) and writes its database entry. For devices in ctx->retry. 0 or the first -errno. */
+int process_republish(struct process_ctx *ctx, struct device *d);
 
 /* Gives up on a running event (daemon exit): its children are left to the spawn manager's
  * teardown, done is not called. */
