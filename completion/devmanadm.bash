@@ -105,9 +105,10 @@ _devmanadm_verb_options()
     monitor) echo "--kernel --udev --property --subsystem-match= --tag-match=" ;;
     test) echo "--action= --apply" ;;
     hwdb) echo "--update --test=" ;;
-    snapshot) echo "-o --rules-dir" ;;
-    compare) echo "--ignore=" ;;
+    snapshot) echo "-o --output= --sysfs= --rules-dir --no-rules" ;;
+    compare) echo "--ignore= --verbose --rules-dir --no-rules" ;;
     classes) echo "--compare" ;;
+    static-nodes) echo "--root= --kernel= --file= --dry-run" ;;
     esac
     echo "--help"
 }
@@ -130,7 +131,11 @@ _devmanadm_add_value()
         _devman_add_paths "$cur" dirs ;;
     -o | --compare)
         _devman_add_paths "$cur" ;;
-    --exit-if-exists)
+    --ignore)
+        # compare's field names; prop: and link: take a glob
+        _devman_add_words "$cur" "vanished appeared renamed duplicate layout node type devt mode owner links tags
+            props kernel-props devtype driver parent prop: link:" "$keep" ;;
+    --exit-if-exists | --output)
         local p n=${#COMPREPLY[@]}
         _devman_add_paths "$cur"
         for ((p = n; p < ${#COMPREPLY[@]}; p++)); do

@@ -4,22 +4,28 @@
 #include <ctype.h>
 
 #include "log.h"
+#include "builtin-blkid.h"
+#include "builtin-btrfs.h"
+#include "builtin-kmod.h"
+#include "builtin-net_id.h"
+#include "builtin-net_setup_link.h"
+#include "builtin-uaccess.h"
 #include "cmdline.h"
 #include "strv.h"
 
 /* Kept sorted by name. Entries with run == NULL are names known to the rules language whose
  * implementation lands in its own file later; see builtin.h. */
 static const struct builtin builtins[] = {
-        {.name = "blkid", .help = "Filesystem and partition probing", .run_once = true},
-        {.name = "btrfs", .help = "btrfs volume management"},
+        {.name = "blkid", .run = builtin_blkid, .help = "Filesystem and partition probing", .run_once = true},
+        {.name = "btrfs", .run = builtin_btrfs, .help = "btrfs volume management"},
         {.name = "hwdb", .help = "Hardware database"},
         {.name = "input_id", .help = "Input device properties", .run_once = true},
         {.name = "keyboard", .help = "Keyboard scancode mapping and touchpad/pointingstick characteristics"},
-        {.name = "kmod", .help = "Kernel module loader"},
-        {.name = "net_id", .help = "Network device properties", .run_once = true},
-        {.name = "net_setup_link", .help = "Configure network link"},
+        {.name = "kmod", .run = builtin_kmod, .exit = builtin_kmod_exit, .help = "Kernel module loader"},
+        {.name = "net_id", .run = builtin_net_id, .exit = builtin_net_id_exit, .help = "Network device properties", .run_once = true},
+        {.name = "net_setup_link", .run = builtin_net_setup_link, .exit = builtin_net_setup_link_exit, .help = "Configure network link"},
         {.name = "path_id", .help = "Compose persistent device path", .run_once = true},
-        {.name = "uaccess", .help = "Manage device node user ACL"},
+        {.name = "uaccess", .run = builtin_uaccess, .help = "Manage device node user ACL"},
         {.name = "usb_id", .help = "USB device properties", .run_once = true},
 };
 

@@ -19,6 +19,8 @@
 /* Per-daemon state shared by all builtins (hwdb handle, kmod context, …), owned by the caller. */
 struct builtin_ctx {
         const char *sysfs_root; /* "/sys" or a fixture tree */
+        const char *root;       /* prefix of configuration and module files (.link files,
+                                 * /lib/modules) for tests; NULL means "/" */
         void *state[16];        /* per-builtin private state, indexed by table position */
 };
 

@@ -25,6 +25,8 @@ struct model {
         struct hashmap *by_char;      /* devnum -> device */
         struct hashmap *by_block;     /* devnum -> device */
         struct hashmap *by_subsystem; /* name -> struct subsys_list */
+        struct hashmap *is_class;     /* subsystem name (owned) -> (void *)1 class, (void *)2 bus */
+        struct hashmap *glue;         /* devpaths (owned) of directories known not to be devices */
 };
 
 int model_new(const char *sysfs_root, struct model **ret)
@@ -38,7 +40,10 @@ int model_new(const char *sysfs_root, struct model **ret)
         m->by_char = hashmap_new_uint();
         m->by_block = hashmap_new_uint();
         m->by_subsystem = hashmap_new_string();
-        if (!m->root || !m->dev_root || !m->by_devpath || !m->by_char || !m->by_block || !m->by_subsystem)
+        m->is_class = hashmap_new_string();
+        m->glue = hashmap_new_string();
+        if (!m->root || !m->dev_root || !m->by_devpath || !m->by_char || !m->by_block || !m->by_subsystem ||
+            !m->is_class || !m->glue)
                 return -ENOMEM;
         size_t l = strlen(m->root);
         while (l > 1 && m->root[l - 1] == '/')
@@ -61,6 +66,14 @@ struct model *model_free(struct model *m)
         hashmap_free(m->by_char);
         hashmap_free(m->by_block);
         hashmap_free(m->by_subsystem);
+        struct hashmap *owned_keys[] = {m->is_class, m->glue};
+        for (size_t i = 0; i < ELEMENTSOF(owned_keys); i++) {
+                struct hashmap_iter it = HASHMAP_ITER_INIT;
+                const void *k;
+                while (hashmap_iterate(owned_keys[i], &it, &k, NULL))
+                        free((void *)k);
+                hashmap_free(owned_keys[i]);
+        }
         free(m->root);
         free(m->root_real);
         free(m->dev_root);
@@ -1050,6 +1063,156 @@ static int rename_subtree(struct model *m, struct device *d, const char *old_pre
         return 0;
 }
 
+/* Whether /sys/class/<subsystem> exists (a class rather than a bus), looked up once per name. */
+static bool subsystem_is_class(struct model *m, const char *subsystem)
+{
+        void *v = hashmap_get(m->is_class, subsystem);
+        if (!v) {
+                _cleanup_free_ char *p = NULL;
+                struct stat st;
+                bool is_class = asprintf(&p, "%s/class/%s", m->root, subsystem) >= 0 && stat(p, &st) == 0 &&
+                                S_ISDIR(st.st_mode);
+                char *key = strdup(subsystem);
+                v = (void *)(uintptr_t)(is_class ? 1 : 2);
+                if (key && hashmap_put(m->is_class, key, v) < 0)
+                        free(key);
+        }
+        return v == (void *)(uintptr_t)1;
+}
+
+/* The parent of a /devices path: the nearest ancestor the model knows, else the nearest one
+ * with a uevent file (added to the model first). Usually no system call at all. */
+static int find_parent_fast(struct model *m, const char *devpath, struct device **ret)
+{
+        _cleanup_free_ char *p = strdup(devpath);
+        if (!p)
+                return -ENOMEM;
+        *ret = NULL;
+        for (char *s = strrchr(p, '/'); s && s > p; s = strrchr(p, '/')) {
+                *s = '\0';
+                if (streq(p, "/devices"))
+                        return 0;
+                struct device *d = model_get(m, p);
+                if (d) {
+                        *ret = d;
+                        return 0;
+                }
+                /* glue directories ("block", "net", "usb_device" ...) never become devices:
+                 * remember them so the next device below them costs no system call */
+                if (hashmap_get(m->glue, p))
+                        continue;
+                _cleanup_free_ char *syspath = path_join(m->root_real, p);
+                if (!syspath)
+                        return -ENOMEM;
+                if (has_uevent(syspath)) {
+                        int r = add_canonical(m, p, 0, ret);
+                        return r == -ENODEV || r == -ENOENT ? 0 : r;
+                }
+                if (access(syspath, F_OK) == 0) {
+                        char *key = strdup(p);
+                        if (key && hashmap_put(m->glue, key, key) < 0)
+                                free(key);
+                }
+        }
+        return 0;
+}
+
+/* A kernel event carries the device's properties (what its uevent file would say): the record
+ * is built from them, and only the `dev` attribute is read, because sysfs wins over the event's
+ * MAJOR/MINOR. This keeps the per-event cost to one sysfs read. */
+static int apply_from_event(struct model *m, const struct uevent *ev, struct device **ret)
+{
+        struct device *d = model_get(m, ev->devpath);
+        _cleanup_device_unref_ struct device *fresh = NULL;
+        _cleanup_free_ char *old_subsystem = NULL, *dev = NULL, *path = NULL;
+        char old_type = 0;
+        dev_t old_devnum = 0;
+        int r;
+
+        if (!d) {
+                struct device *parent = NULL;
+                r = device_new(ev->devpath, &fresh);
+                if (r < 0)
+                        return r;
+                r = find_parent_fast(m, ev->devpath, &parent);
+                if (r < 0)
+                        return r;
+                set_parent(fresh, parent);
+                d = fresh;
+        } else {
+                if (d->subsystem && !(old_subsystem = strdup(d->subsystem)))
+                        return -ENOMEM;
+                old_type = d->devnum_type;
+                old_devnum = d->devnum;
+        }
+
+        props_unset_flagged(&d->props, PROP_KERNEL);
+        size_t it = 0;
+        const char *entry;
+        while (props_next(&ev->props, &it, &entry, NULL)) {
+                if (event_only_key(entry))
+                        continue;
+                size_t kl = props_key_len(entry);
+                _cleanup_free_ char *key = strndup(entry, kl);
+                if (!key)
+                        return -ENOMEM;
+                r = props_set(&d->props, key, entry + kl + 1, PROP_KERNEL);
+                if (r < 0)
+                        return r;
+        }
+        if ((r = device_set_subsystem(d, ev->subsystem)) < 0 ||
+            (r = device_set_driver(d, props_get(&ev->props, "DRIVER"))) < 0)
+                return r;
+
+        /* the devt: sysfs wins; the event's MAJOR/MINOR only when the device is already gone */
+        const char *maj = props_get(&ev->props, "MAJOR"), *min = props_get(&ev->props, "MINOR");
+        d->devnum = 0;
+        d->devnum_type = 0;
+        if (maj && min) {
+                dev_t devnum = 0;
+                if (asprintf(&path, "%s%s/dev", m->root_real, ev->devpath) < 0)
+                        return -ENOMEM;
+                if (read_file_bounded(path, 64, &dev) >= 0) {
+                        if (parse_devnum(dev, &devnum) < 0)
+                                log_warning("%s: ignoring malformed dev attribute \"%s\"", d->devpath,
+                                            strip_trailing_space(dev));
+                        else if (major(devnum) != strtoul(maj, NULL, 10) || minor(devnum) != strtoul(min, NULL, 10))
+                                log_warning("%s: uevent says %s:%s, sysfs dev says %u:%u; using sysfs", d->devpath,
+                                            maj, min, major(devnum), minor(devnum));
+                } else {
+                        unsigned long ma = strtoul(maj, NULL, 10), mi = strtoul(min, NULL, 10);
+                        if (ma > 0 && ma < 4096 && mi < (1u << 20))
+                                devnum = makedev(ma, mi);
+                }
+                if (devnum) {
+                        d->devnum = devnum;
+                        d->devnum_type = streq(ev->subsystem, "block") ? 'b' : 'c';
+                        if ((r = props_setf(&d->props, "MAJOR", PROP_KERNEL, "%u", major(devnum))) < 0 ||
+                            (r = props_setf(&d->props, "MINOR", PROP_KERNEL, "%u", minor(devnum))) < 0)
+                                return r;
+                }
+        }
+        if ((r = props_set(&d->props, "DEVPATH", d->devpath, PROP_KERNEL)) < 0 ||
+            (r = device_fields_from_props(m, d)) < 0)
+                return r;
+        d->layout = subsystem_is_class(m, ev->subsystem) ? DEVICE_LAYOUT_CONVERTED : DEVICE_LAYOUT_BUS;
+
+        if (fresh) {
+                r = index_new(m, d);
+                if (r < 0) {
+                        set_parent(d, NULL);
+                        return r;
+                }
+                fresh = NULL; /* the model's reference now */
+        } else {
+                r = reindex(m, d, old_subsystem, old_type, old_devnum);
+                if (r < 0)
+                        return r;
+        }
+        *ret = d;
+        return 0;
+}
+
 int model_apply_uevent(struct model *m, const struct uevent *ev, struct device **ret)
 {
         struct device *d = NULL;
@@ -1084,6 +1247,15 @@ int model_apply_uevent(struct model *m, const struct uevent *ev, struct device *
                 }
                 _fallthrough_;
         default:
+                /* kernel events for the unified layout carry all we need */
+                if (ev->subsystem && startswith(ev->devpath, "/devices/") && !startswith(ev->devpath, "/devices/../")) {
+                        r = apply_from_event(m, ev, &d);
+                        if (r < 0)
+                                return r;
+                        d->seqnum = ev->seqnum;
+                        *ret = device_ref(d);
+                        return 0;
+                }
                 r = model_add_from_sysfs(m, ev->devpath, &d);
                 if (r == -ENOENT || r == -ENODEV) {
                         /* gone before we got to it: keep what the event says */

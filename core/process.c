@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <sys/sysmacros.h>
+#include <systemd/sd-event.h>
 #include <time.h>
 
 #include "db.h"
@@ -10,6 +11,7 @@
 #include "links.h"
 #include "log.h"
 #include "monitor.h"
+#include "netif-rename.h"
 #include "node.h"
 #include "rules-exec.h"
 #include "spawn.h"
@@ -18,6 +20,7 @@
 enum step {
         STEP_MODEL,
         STEP_RULES,      /* may wait for a PROGRAM child */
+        STEP_RENAME,     /* may wait for a retry timer */
         STEP_PUBLISH,    /* node, links, database */
         STEP_RUN,        /* may wait for a RUN child */
         STEP_BROADCAST,
@@ -31,6 +34,8 @@ struct event_run {
         struct rules_exec *exec;
         char **old_links; /* links before this event, to update claims */
         size_t run_index; /* next RUN entry */
+        unsigned rename_attempts;
+        sd_event_source *timer; /* rename retry */
         bool waiting;     /* a child of ours is running */
         bool aborted;     /* the daemon gave up on the event while a child ran */
         int result;
@@ -42,6 +47,7 @@ struct event_run {
 static struct event_run *run_free(struct event_run *run)
 {
         if (run) {
+                sd_event_source_disable_unref(run->timer);
                 rules_exec_free(run->exec);
                 strv_free(run->old_links);
                 device_unref(run->dev);
@@ -91,6 +97,20 @@ static void step_model(struct event_run *run)
                 run->step = STEP_DONE;
                 return;
         }
+        /* Properties set for all events through the control socket: the current set only. */
+        props_unset_flagged(&run->dev->props, PROP_GLOBAL);
+        if (ctx->global_props) {
+                size_t it = 0;
+                const char *e;
+                while (props_next(ctx->global_props, &it, &e, NULL)) {
+                        size_t kl = props_key_len(e);
+                        _cleanup_free_ char *k = strndup(e, kl);
+                        if (!k || props_set(&run->dev->props, k, e + kl + 1, PROP_GLOBAL) < 0) {
+                                run->result = log_oom();
+                                break;
+                        }
+                }
+        }
         /* After a restart the record knows nothing of earlier events: the database does. */
         if (!run->dev->udev && ctx->run_root) {
                 r = db_read(ctx->run_root, run->dev);
@@ -139,7 +159,7 @@ static bool step_rules(struct event_run *run)
                         r = rules_exec_run_sync(run->exec, ctx->event_timeout_usec);
                         if (r < 0)
                                 run->result = r;
-                        run->step = STEP_PUBLISH;
+                        run->step = STEP_RENAME;
                         return false;
                 }
         }
@@ -168,6 +188,65 @@ static bool step_rules(struct event_run *run)
                 }
                 break;
         }
+        run->step = STEP_RENAME;
+        return false;
+}
+
+#define RENAME_ATTEMPTS 6 /* waits 5, 10, 20, 40, 80 ms in between: a name being freed by a swap */
+
+static int on_rename_retry(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        struct event_run *run = userdata;
+        run->timer = sd_event_source_disable_unref(run->timer);
+        run->waiting = false;
+        advance(run);
+        return 0;
+}
+
+/* NAME= on a network interface renames it; returns true when it has to wait for a retry. */
+static bool step_rename(struct event_run *run)
+{
+        struct process_ctx *ctx = run->ctx;
+        struct device *d = run->dev;
+        const char *name = run->exec ? rules_exec_name(run->exec) : NULL;
+        int r;
+
+        if (!name || ctx->dry_run || d->ifindex <= 0 || !streq_ptr(d->subsystem, "net") ||
+            action_of(run) == UEVENT_REMOVE || streq(name, d->sysname)) {
+                run->step = STEP_PUBLISH;
+                return false;
+        }
+        /* An ifindex read from a fake sysfs tree names whatever interface the machine has under
+         * that number: rename only what the live kernel showed us. */
+        if (!streq(model_sysfs_root(ctx->model), "/sys")) {
+                log_info("%s: not renaming %s to %s: the sysfs root is not the live /sys", d->devpath, d->sysname,
+                         name);
+                run->step = STEP_PUBLISH;
+                return false;
+        }
+        if (!ctx->event) {
+                r = netif_rename_retry(d->ifindex, name, RENAME_ATTEMPTS, NULL);
+        } else {
+                r = netif_rename(d->ifindex, name, NULL);
+                if ((r == -EEXIST || r == -EBUSY) && ++run->rename_attempts < RENAME_ATTEMPTS) {
+                        uint64_t delay = 5000ULL << (run->rename_attempts - 1);
+                        if (sd_event_add_time_relative(ctx->event, &run->timer, CLOCK_MONOTONIC, delay, 0,
+                                                       on_rename_retry, run) >= 0) {
+                                run->waiting = true;
+                                return true;
+                        }
+                }
+        }
+        if (r < 0) {
+                log_warning_errno(r, "%s: cannot rename network interface %s to %s, keeping its name: %m",
+                                  d->devpath, d->sysname, name);
+                run->result = r;
+        } else {
+                /* the kernel's move event renames the record; clients of this event see the new name */
+                log_info("%s: renamed network interface %s to %s", d->devpath, d->sysname, name);
+                if (props_set(&d->props, "INTERFACE", name, PROP_KERNEL) < 0)
+                        run->result = log_oom();
+        }
         run->step = STEP_PUBLISH;
         return false;
 }
@@ -191,17 +270,27 @@ static void on_program_done(const struct spawn_result *res, void *userdata)
         advance(run);
 }
 
+void process_node_access(const struct device *d, mode_t *ret_mode, uid_t *ret_uid, gid_t *ret_gid)
+{
+        /* Rules decide; else the kernel's DEVMODE/DEVUID/DEVGID; else, as udev does, 0660 for a
+         * node given a group and 0600 otherwise, owned by root. */
+        const struct device_udev *u = d->udev;
+        *ret_uid = u && u->uid != (uid_t)-1 ? u->uid : (uid_t)parse_id(device_get_property(d, "DEVUID"), 0);
+        *ret_gid = u && u->gid != (gid_t)-1 ? u->gid : (gid_t)parse_id(device_get_property(d, "DEVGID"), 0);
+        *ret_mode = u && u->mode != (mode_t)-1
+                            ? u->mode
+                            : parse_mode(device_get_property(d, "DEVMODE"), *ret_gid != 0 ? 0660 : NODE_MODE_DEFAULT);
+}
+
 /* Creates (or updates) d's node; 0, or -errno (logged by the caller). */
 static int make_node(struct process_ctx *ctx, struct device *d)
 {
         if (!d->devnum_type || !d->devname)
                 return 0;
-        /* Rules decide; else the kernel's DEVMODE/DEVUID/DEVGID; else 0600 root:root. */
-        const struct device_udev *u = d->udev;
-        mode_t mode = u && u->mode != (mode_t)-1 ? u->mode
-                                                 : parse_mode(device_get_property(d, "DEVMODE"), NODE_MODE_DEFAULT);
-        uid_t uid = u && u->uid != (uid_t)-1 ? u->uid : (uid_t)parse_id(device_get_property(d, "DEVUID"), 0);
-        gid_t gid = u && u->gid != (gid_t)-1 ? u->gid : (gid_t)parse_id(device_get_property(d, "DEVGID"), 0);
+        mode_t mode;
+        uid_t uid;
+        gid_t gid;
+        process_node_access(d, &mode, &uid, &gid);
         int r = node_add(ctx->devfd, d->devname, d->devnum_type, d->devnum, mode, uid, gid);
         if (r > 0)
                 log_debug("%s: created %s %c%u:%u mode %04o", d->devpath, d->devname, d->devnum_type,
@@ -231,8 +320,11 @@ static int publish_links(struct event_run *run, const char *id)
 
         if (run->ctx->runfd < 0 || !d->devname)
                 return 0;
-        if (action_of(run) == UEVENT_REMOVE)
-                return links_remove_all(run->ctx->devfd, run->ctx->runfd, id, run->old_links);
+        if (action_of(run) == UEVENT_REMOVE) {
+                /* the links it had (NULL would mean "search every claim": never needed here) */
+                char *none[] = {NULL};
+                return links_remove_all(run->ctx->devfd, run->ctx->runfd, id, run->old_links ? run->old_links : none);
+        }
         return links_update(run->ctx->devfd, run->ctx->runfd, id, d->devname, run->old_links,
                             d->udev ? d->udev->links : NULL, d->udev ? d->udev->link_priority : 0);
 }
@@ -393,12 +485,8 @@ static void step_broadcast(struct event_run *run)
 static void finish(struct event_run *run)
 {
         struct process_ctx *ctx = run->ctx;
-        if (ctx->trace && run->exec) {
-                size_t n = 0;
-                const struct rule_line *const *t = rules_exec_trace(run->exec, &n);
-                for (size_t i = 0; i < n; i++)
-                        ctx->trace(t[i], ctx->trace_userdata);
-        }
+        if (ctx->report && run->dev)
+                ctx->report(run->event, run->dev, run->exec, ctx->report_userdata);
         if (run->dev)
                 device_clear_attrs(run->dev);
         if (run->result < 0)
@@ -425,6 +513,10 @@ static void advance(struct event_run *run)
                         break;
                 case STEP_RULES:
                         if (step_rules(run))
+                                return;
+                        break;
+                case STEP_RENAME:
+                        if (step_rename(run))
                                 return;
                         break;
                 case STEP_PUBLISH:
@@ -465,8 +557,8 @@ void process_event_abort(struct event *e)
         e->data = NULL;
         if (!run)
                 return;
-        if (run->waiting)
+        if (run->waiting && !run->timer)
                 run->aborted = true; /* freed when the child's completion arrives (or with the spawner) */
         else
-                run_free(run);
+                run_free(run); /* frees a pending rename retry timer too */
 }

@@ -4,6 +4,7 @@
  *
  *   model (apply the uevent; load the device's database entry after a restart)
  *     -> rules (PROGRAM / IMPORT{program} children waited for without blocking)
+ *     -> interface rename (NAME= on network devices; a taken name is retried from a timer)
  *     -> node -> links -> database -> RUN (builtins inline, programs as children, in order)
  *     -> broadcast to libudev clients
  *
@@ -19,16 +20,18 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "builtin.h"
 #include "model.h"
 #include "queue.h"
 
 struct rules;
-struct rule_line;
+struct rules_exec;
 struct monitor;
 struct spawn_manager;
 struct publish_retry;
+struct sd_event;
 
 struct process_ctx {
         struct model *model;
@@ -40,16 +43,19 @@ struct process_ctx {
         struct builtin_ctx *builtins;
         struct monitor *monitor;  /* broadcaster, or NULL */
         struct spawn_manager *spawn; /* asynchronous children (daemon), or NULL (tools) */
-        struct publish_retry *retry; /* devices whose links or database entry could not be
-                                      * written wait here (daemon), or NULL: then every
+        struct publish_retry *retry; /* devices whose node, links or database entry could not
+                                      * be written wait here (daemon), or NULL: then every
                                       * failure is logged */
+        struct sd_event *event;   /* the daemon's loop, for retry timers; NULL in tools */
         const char *program_dir;  /* where relative program names live (NULL: UDEVLIBDIR) */
+        const struct props *global_props; /* added to every event's device (udevadm control -p), or NULL */
         uint64_t event_timeout_usec;
         int timeout_signal;
         bool dry_run;             /* evaluate only: no node, link, database, RUN or broadcast */
-        /* Called for every rule line that matched (devmanadm test), or NULL. */
-        void (*trace)(const struct rule_line *line, void *userdata);
-        void *trace_userdata;
+        /* Called when an event is done, before its rules state is freed (devmanadm test prints
+         * the matched rules and results from it), or NULL. x is NULL when no rules ran. */
+        void (*report)(const struct event *e, struct device *dev, struct rules_exec *x, void *userdata);
+        void *report_userdata;
         unsigned long n_processed;
         unsigned long n_failed;
 };
@@ -64,8 +70,13 @@ typedef void (*process_done_t)(struct event *e, struct device *dev, int result, 
 int process_event(struct process_ctx *ctx, struct event *e, process_done_t done, void *userdata);
 
 /* Publishes d's current state again: makes its node, claims and creates its links (no
- * previous links are released) and writes its database entry. For devices in ctx->retry. 0 or the first -errno. */
+ * previous links are released) and writes its database entry. For devices in ctx->retry.
+ * 0 or the first -errno. */
 int process_republish(struct process_ctx *ctx, struct device *d);
+
+/* The mode and owner a node of d gets (or got): the rules' MODE/OWNER/GROUP, else the kernel's
+ * DEVMODE/DEVUID/DEVGID, else 0600 root:root. */
+void process_node_access(const struct device *d, mode_t *ret_mode, uid_t *ret_uid, gid_t *ret_gid);
 
 /* Gives up on a running event (daemon exit): its children are left to the spawn manager's
  * teardown, done is not called. */

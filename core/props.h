@@ -17,6 +17,7 @@
 enum {
         PROP_KERNEL = 1 << 0, /* from the kernel's uevent (or the uevent file) */
         PROP_DB = 1 << 1,     /* set by rules or builtins: persisted in the database */
+        PROP_GLOBAL = 1 << 2, /* set for every event through the control socket; not persisted */
 };
 
 struct props {

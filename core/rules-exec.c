@@ -116,8 +116,27 @@ static bool token_match_list(const struct rule_token *t, char *const *l)
         return any == (t->op == RULE_OP_MATCH);
 }
 
+/* Properties that describe the record itself: rules cannot set them (the parser refuses
+ * ENV{DEVNAME}=…), and imports (program output, files, parents) must not either, or a
+ * program could redirect the node or the device path. */
+static bool key_is_reserved(const char *key)
+{
+        static const char *const reserved[] = {
+                "ACTION", "CURRENT_TAGS", "DEVLINKS", "DEVNAME", "DEVPATH", "DEVTYPE", "DRIVER",
+                "IFINDEX", "MAJOR", "MINOR", "SEQNUM", "SUBSYSTEM", "TAGS",
+        };
+        for (size_t i = 0; i < ELEMENTSOF(reserved); i++)
+                if (streq(key, reserved[i]))
+                        return true;
+        return false;
+}
+
 static int set_property(struct device *dev, const char *key, const char *value)
 {
+        if (key_is_reserved(key)) {
+                log_debug("%s: not importing reserved property %s", dev->devpath, key);
+                return 0;
+        }
         return props_set(&dev->props, key, value, PROP_DB);
 }
 
@@ -143,7 +162,9 @@ static int import_lines(struct rules_exec *x, const struct rule_line *l, char *t
                         val++;
                 format_strip_trailing(val);
                 size_t vl = strlen(val);
-                if (vl > 0 && (val[0] == '"' || val[0] == '\'')) {
+                if (*key == '\0' || vl == 0)
+                        continue; /* like udev: KEY= alone is not a property, KEY="" is */
+                if (val[0] == '"' || val[0] == '\'') {
                         if (vl == 1 || val[vl - 1] != val[0]) {
                                 rule_log(x, LOG_DEBUG, l, "ignoring badly quoted value of %s", key);
                                 continue;
@@ -151,8 +172,6 @@ static int import_lines(struct rules_exec *x, const struct rule_line *l, char *t
                         val[vl - 1] = '\0';
                         val++;
                 }
-                if (*key == '\0' || *val == '\0')
-                        continue;
                 int r = set_property(x->dev, key, val);
                 if (r == -ENOMEM)
                         return r;
@@ -290,12 +309,28 @@ static int attr_value(struct rules_exec *x, const struct rule_token *t, struct d
         default:
                 break;
         }
-        r = device_get_sysattr(dev, x->o.sysfs_root, name ? name : t->attr, &v);
-        if (r < 0)
-                return r;
-        char *c = strdup(strempty(v));
-        if (!c)
-                return -ENOMEM;
+        const char *attr = name ? name : t->attr;
+        char *c;
+        if (strstr(attr, "..")) {
+                /* "../x" reaches a parent's attribute (udev warns about it at load): read it
+                 * directly, the record's cache only holds the device's own attributes */
+                if (name && !strstr(t->attr, ".."))
+                        return -EINVAL;
+                _cleanup_free_ char *syspath = device_syspath(dev, x->o.sysfs_root);
+                _cleanup_free_ char *path = syspath ? path_join(syspath, attr) : NULL;
+                if (!path)
+                        return -ENOMEM;
+                r = read_full_file(path, &c, NULL);
+                if (r < 0)
+                        return r;
+        } else {
+                r = device_get_sysattr(dev, x->o.sysfs_root, attr, &v);
+                if (r < 0)
+                        return r;
+                c = strdup(strempty(v));
+                if (!c)
+                        return -ENOMEM;
+        }
         /* like udev's device layer: the trailing newline is not part of the value */
         size_t n = strlen(c);
         while (n > 0 && c[n - 1] == '\n')
@@ -315,9 +350,23 @@ int rules_command_argv(const char *cmdline, const char *program_dir, char ***ret
         if (!argv[0])
                 return -EINVAL;
         if (argv[0][0] != '/') {
-                char *abs = path_join(program_dir ? program_dir : UDEVLIBDIR, argv[0]);
-                if (!abs)
-                        return -ENOMEM;
+                /* udev's helpers (scsi_id, ata_id, …) live in udev's directory, which need not
+                 * be ours: look in ours first, then in the usual places */
+                const char *const dirs[] = {program_dir ? program_dir : UDEVLIBDIR, "/usr/lib/udev", "/lib/udev"};
+                char *abs = NULL;
+                for (size_t i = 0; i < (program_dir ? 1 : ELEMENTSOF(dirs)); i++) {
+                        free(abs);
+                        if (!(abs = path_join(dirs[i], argv[0])))
+                                return -ENOMEM;
+                        if (access(abs, X_OK) == 0)
+                                break;
+                }
+                /* none found: keep the first, the child's exec failure says why */
+                if (program_dir == NULL && access(abs, X_OK) < 0) {
+                        free(abs);
+                        if (!(abs = path_join(dirs[0], argv[0])))
+                                return -ENOMEM;
+                }
                 free(argv[0]);
                 argv[0] = abs;
         }
@@ -521,15 +570,21 @@ static int import_cmdline(struct rules_exec *x, const struct rule_line *l, const
                 return t->op == RULE_OP_NOMATCH;
         const char *found = NULL;
         bool present = false;
-        size_t kl = strlen(t->value);
         for (char **w = words; *w; w++) {
-                /* the last occurrence wins */
-                if (streq(*w, t->value)) {
+                /* the last occurrence wins; '-' and '_' are the same in keys, as the kernel and
+                 * udev treat them */
+                const char *k = t->value, *c = *w;
+                for (; *k && *c && *c != '='; k++, c++)
+                        if (*k != *c && !((*k == '-' || *k == '_') && (*c == '-' || *c == '_')))
+                                break;
+                if (*k != '\0')
+                        continue;
+                if (*c == '\0') {
                         present = true;
                         found = NULL;
-                } else if (strncmp(*w, t->value, kl) == 0 && (*w)[kl] == '=') {
+                } else if (*c == '=') {
                         present = true;
-                        found = *w + kl + 1;
+                        found = c + 1;
                 }
         }
         if (!present)
@@ -765,8 +820,14 @@ static int assign_name(struct rules_exec *x, const struct rule_line *l, const st
         if (r < 0)
                 return r;
         if (x->esc != ESCAPE_NONE)
-                format_replace_chars(v, "/");
-        if (!devname_is_safe(v) || strchr(v, '/')) {
+                /* what the kernel refuses in an interface name becomes '_' (udev's strict
+                 * replacement of its current naming schemes) */
+                for (char *c = v; *c; c++)
+                        if (!isascii((unsigned char)*c) || !isprint((unsigned char)*c) || isspace((unsigned char)*c) ||
+                            strchr(":/%", *c))
+                                *c = '_';
+        /* IFNAMSIZ - 1 */
+        if (!devname_is_safe(v) || strchr(v, '/') || strlen(v) > 15) {
                 rule_log(x, LOG_ERR, l, "refusing invalid interface name \"%s\"", v);
                 return 1;
         }
@@ -790,7 +851,9 @@ static int assign_attr(struct rules_exec *x, const struct rule_line *l, const st
         } else {
                 if ((r = subst(x, t->attr, false, &name)) < 0)
                         return r;
-                if (name[0] == '/' || strstr(name, "..")) {
+                /* the rules may name "../uevent" (udev's stock sound rules do); a substituted
+                 * value (from the device) may not lead out of the device's directory */
+                if (name[0] == '/' || (strstr(name, "..") && !strstr(t->attr, ".."))) {
                         rule_log(x, LOG_ERR, l, "refusing attribute path '%s'", name);
                         return 1;
                 }
@@ -875,8 +938,9 @@ static int assign_run(struct rules_exec *x, const struct rule_line *l, const str
         return 1;
 }
 
-/* 1: the token holds (or was applied), 0: it does not match, RULES_EXEC_NEED_PROGRAM+1 style
- * values are not used here; NEED is signalled by returning -EAGAIN. -ENOMEM. */
+/* Evaluates one token on dev (the event device, or a candidate parent for parent tokens).
+ * 1: it holds (matches) or was applied, 0: it does not hold, -EAGAIN: a program must run
+ * first (the token is evaluated again once its outcome is in), -ENOMEM. */
 static int apply_token(struct rules_exec *x, const struct rule_line *l, const struct rule_token *t,
                        struct device *dev)
 {
@@ -902,8 +966,7 @@ static int apply_token(struct rules_exec *x, const struct rule_line *l, const st
                 char a[65];
                 return token_match(t, streq(t->attr, "arch") ? const_arch(a, sizeof(a)) : const_virt(x));
         }
-        case TK_M_TAG:
-                return token_match_list(t, u->current_tags);
+        case TK_M_TAG: /* all tags, like udev: a TAG-= does not hide a tag from TAG== */
         case TK_M_PARENTS_TAG:
                 return token_match_list(t, dev->udev ? dev->udev->tags : NULL);
         case TK_M_SUBSYSTEM:
@@ -1086,9 +1149,45 @@ static int apply_parents(struct rules_exec *x, const struct rule_line *l)
         return 0;
 }
 
+static void trace_token(struct rules_exec *x, const struct rule_line *l, const struct rule_token *t, int r)
+{
+        const char *name = rule_token_type_to_string(t->type);
+        const char *verdict = r == -EAGAIN ? "waits for its program" : r > 0 ? (t->type > _TK_M_LAST ? "applied" : "holds")
+                              : r == 0 ? "does not hold" : strerror(-r);
+        _cleanup_free_ char *joined = NULL;
+        const char *value = t->value;
+        if (t->alts && t->match_type == MATCH_PATTERN) {
+                /* the pattern's value was split into its alternatives: show it as written */
+                size_t len = 0;
+                FILE *f = open_memstream(&joined, &len);
+                if (f) {
+                        if (t->match_empty)
+                                fputc('|', f);
+                        for (unsigned i = 0; i < t->n_alts; i++)
+                                fprintf(f, "%s%s", i ? "|" : "", t->alts[i].s);
+                        fclose(f);
+                        value = joined;
+                }
+        }
+        char num[32];
+        if (t->type == TK_A_OWNER_ID || t->type == TK_A_GROUP_ID)
+                snprintf(num, sizeof(num), "%u", t->type == TK_A_OWNER_ID ? (unsigned)t->data.uid : (unsigned)t->data.gid);
+        else if (t->type == TK_A_MODE_ID)
+                snprintf(num, sizeof(num), "%04o", (unsigned)t->data.mode);
+        else if (t->type == TK_A_OPTIONS_LINK_PRIORITY || t->type == TK_A_OPTIONS_WATCH)
+                snprintf(num, sizeof(num), "%d", t->data.num);
+        else
+                num[0] = '\0';
+        if (num[0])
+                value = num;
+        rule_log(x, LOG_DEBUG, l, "%s%s%s%s%s\"%s\": %s", name, t->attr ? "{" : "", strempty(t->attr), t->attr ? "}" : "",
+                 rule_op_to_string(t->op), strempty(value), verdict);
+}
+
 /* 1: every token held, 0: one did not, -EAGAIN: waiting for a program, -ENOMEM. */
 static int apply_line(struct rules_exec *x, const struct rule_line *l)
 {
+        bool debug = log_get_max_level() >= LOG_DEBUG;
         for (; x->tok < l->n_tokens; x->tok++) {
                 const struct rule_token *t = &l->tokens[x->tok];
                 int r;
@@ -1097,8 +1196,14 @@ static int apply_line(struct rules_exec *x, const struct rule_line *l)
                                 continue;
                         r = apply_parents(x, l);
                         x->parents_done = true;
-                } else
+                        if (debug)
+                                rule_log(x, LOG_DEBUG, l, "parent matches %s%s", r > 0 ? "hold for " : "do not hold",
+                                         r > 0 && x->dev_parent ? x->dev_parent->devpath : "");
+                } else {
                         r = apply_token(x, l, t, x->dev);
+                        if (debug)
+                                trace_token(x, l, t, r);
+                }
                 if (r <= 0)
                         return r;
         }
@@ -1192,9 +1297,7 @@ int rules_exec_new(const struct rules *rules, struct device *dev, enum uevent_ac
                 x->o.sysctl_root = "/proc/sys";
         if (!x->o.cmdline_file)
                 x->o.cmdline_file = "/proc/cmdline";
-        if (!x->o.program_dir)
-                x->o.program_dir = UDEVLIBDIR;
-        x->dev_parent = dev;
+        x->dev_parent = NULL; /* like udev: %b and %d are empty until a parent match ran */
         x->log_level = -1;
 
         x->line_mask = LINE_HAS_GOTO | LINE_UPDATE_SOMETHING;

@@ -46,7 +46,8 @@ struct rules_exec_options {
         const char *dev_root;     /* default "/dev" */
         const char *sysctl_root;  /* default "/proc/sys" */
         const char *cmdline_file; /* default "/proc/cmdline" (IMPORT{cmdline}) */
-        const char *program_dir;  /* where relative PROGRAM/IMPORT/RUN names live; default UDEVLIBDIR */
+        const char *program_dir;  /* where relative PROGRAM/IMPORT names live; NULL: the first of
+                                   * UDEVLIBDIR, /usr/lib/udev, /lib/udev that has the program */
         const char *virt;         /* CONST{virt}; NULL: detected */
         struct builtin_ctx *builtins; /* NULL: IMPORT{builtin} fails */
         bool test;                /* dry run: no ATTR/SYSCTL writes, builtins in test mode */
@@ -107,6 +108,7 @@ int rules_exec_log_level(const struct rules_exec *x);
  * TAGS, CURRENT_TAGS derived from the record when the set lacks them. New strv in *ret. */
 int rules_device_env(struct device *dev, enum uevent_action action, const char *dev_root, char ***ret);
 
-/* argv for a command line: split like udev, argv[0] made absolute with program_dir when it is
- * a bare or relative name. -EINVAL for an empty or unparsable line. */
+/* argv for a command line: split like udev, argv[0] made absolute when it is a bare or relative
+ * name (with program_dir, or searched as described for rules_exec_options.program_dir; the
+ * daemon uses this for RUN too). -EINVAL for an empty or unparsable line. */
 int rules_command_argv(const char *cmdline, const char *program_dir, char ***ret);

@@ -171,7 +171,8 @@ int rules_load(const struct rules_load_options *o, struct rules **ret)
                         r = dseen ? scan_dir(*f, dseen, &dc, &dn) : -ENOMEM;
                         hashmap_free(dseen);
                         if (r >= 0) {
-                                qsort(dc, dn, sizeof(*dc), cmp_candidate);
+                                if (dn > 0)
+                                        qsort(dc, dn, sizeof(*dc), cmp_candidate);
                                 for (size_t i = 0; i < dn && r >= 0; i++)
                                         r = load_one_file(rules, dc[i].path);
                         }

@@ -6,6 +6,7 @@
 #include <pwd.h>
 #include <stdint.h>
 
+#include "arena.h"
 #include "format.h"
 #include "hashmap.h"
 #include "log.h"
@@ -82,21 +83,17 @@ struct rules *rules_new(enum resolve_names resolve_names)
         struct rules *r = calloc(1, sizeof(*r));
         if (!r)
                 return NULL;
+        r->arena = arena_new();
+        if (!r->arena)
+                return mfree(r);
         r->resolve_names = resolve_names;
         return r;
 }
 
-static void token_clear(struct rule_token *t)
-{
-        free(t->value);
-        free(t->attr);
-        free(t->alts);
-}
-
+/* A line being parsed owns its growable token array and labels (the token strings are in the
+ * arena already); a finished line has everything in the arena. */
 static void line_clear(struct rule_line *l)
 {
-        for (unsigned i = 0; i < l->n_tokens; i++)
-                token_clear(&l->tokens[i]);
         free(l->tokens);
         free(l->label);
         free(l->goto_label);
@@ -117,9 +114,8 @@ struct rules *rules_free(struct rules *r)
 {
         if (!r)
                 return NULL;
-        for (size_t i = 0; i < r->n_lines; i++)
-                line_clear(&r->lines[i]);
         free(r->lines);
+        arena_free(r->arena);
         for (size_t i = 0; i < r->n_files; i++)
                 free(r->files[i].name);
         free(r->files);
@@ -160,13 +156,13 @@ static bool is_glob(const char *s)
 }
 
 /* Turns t->value into the pattern form: alternatives split on '|'. */
-static int token_compile_pattern(struct rule_token *t)
+static int token_compile_pattern(struct arena *arena, struct rule_token *t)
 {
         char *v = t->value;
         size_t n = 1;
         for (const char *c = v; *c; c++)
                 n += *c == '|';
-        t->alts = calloc(n, sizeof(*t->alts));
+        t->alts = arena_alloc(arena, n * sizeof(*t->alts));
         if (!t->alts)
                 return -ENOMEM;
         unsigned k = 0;
@@ -201,8 +197,14 @@ static int add_token(struct parser *p, enum rule_token_type type, enum rule_op o
         }
         struct rule_token *t = &p->line.tokens[p->line.n_tokens];
         *t = (struct rule_token){.type = type, .op = op};
-        t->value = value ? TAKE_PTR(*value) : NULL;
-        t->attr = attr ? TAKE_PTR(*attr) : NULL;
+        /* the strings move into the arena */
+        if ((value && *value && !(t->value = arena_strdup(p->rules->arena, *value))) ||
+            (attr && *attr && !(t->attr = arena_strdup(p->rules->arena, *attr))))
+                return -ENOMEM;
+        if (value)
+                *value = mfree(*value);
+        if (attr)
+                *attr = mfree(*attr);
         p->line.n_tokens++;
 
         if (type <= _TK_M_LAST) {
@@ -220,7 +222,7 @@ static int add_token(struct parser *p, enum rule_token_type type, enum rule_op o
                         t->match_type = MATCH_PATTERN;
 
                 if (t->match_type == MATCH_PATTERN && (type < TK_M_TEST || type == TK_M_RESULT)) {
-                        int r = token_compile_pattern(t);
+                        int r = token_compile_pattern(p->rules->arena, t);
                         if (r < 0)
                                 return r;
                 }
@@ -985,10 +987,9 @@ static int add_line(struct parser *p, const char *s)
                         r = parse_error(p, "Invalid value for %s: %s.", key, why);
                         goto drop;
                 }
-                if (*s && !isspace((unsigned char)*s) && *s != ',') {
-                        r = parse_error(p, "Invalid key/value pair: unexpected '%c' after the value of %s.", *s, key);
-                        goto drop;
-                }
+                if (*s && !isspace((unsigned char)*s) && *s != ',')
+                        /* udevd 252 reads on as if a comma were there */
+                        parse_warning(p, "Missing ',' or whitespace after the value of %s.", key);
                 if (key[0] == '\0') {
                         r = parse_error(p, "Invalid key/value pair: missing key.");
                         goto drop;
@@ -1003,15 +1004,21 @@ static int add_line(struct parser *p, const char *s)
                 goto drop;
         }
         sort_tokens(&p->line);
-        /* the rules live as long as the daemon: give back the growth slack */
-        if (p->line.n_tokens < p->cap_tokens) {
-                struct rule_token *fit = realloc(p->line.tokens, p->line.n_tokens * sizeof(*fit));
-                if (fit)
-                        p->line.tokens = fit;
+        /* the finished line moves into the arena: no slack, no per-line allocations */
+        struct arena *arena = p->rules->arena;
+        struct rule_line done = p->line;
+        done.tokens = p->line.n_tokens ? arena_memdup(arena, p->line.tokens, p->line.n_tokens * sizeof(struct rule_token)) : NULL;
+        done.label = p->line.label ? arena_strdup(arena, p->line.label) : NULL;
+        done.goto_label = p->line.goto_label ? arena_strdup(arena, p->line.goto_label) : NULL;
+        if ((p->line.n_tokens && !done.tokens) || (p->line.label && !done.label) ||
+            (p->line.goto_label && !done.goto_label)) {
+                r = -ENOMEM;
+                goto drop;
         }
-        r = rules_append_line(p->rules, &p->line);
+        r = rules_append_line(p->rules, &done);
         if (r < 0)
                 goto drop;
+        line_clear(&p->line);
         p->line = (struct rule_line){0};
         return 0;
 
@@ -1040,7 +1047,7 @@ static unsigned resolve_gotos(struct rules *rules, size_t first, size_t last)
                 log_error("%s:%u: GOTO=\"%s\" has no matching label, ignoring.", l->file, l->line, l->goto_label);
                 errors++;
                 l->flags &= ~(unsigned)LINE_HAS_GOTO;
-                l->goto_label = mfree(l->goto_label);
+                l->goto_label = NULL;
         }
         return errors;
 }

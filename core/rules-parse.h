@@ -7,13 +7,14 @@
  * logged as "file:line: what is wrong", counted in rules->n_errors, the line is dropped and
  * parsing goes on. Deprecated-but-accepted forms are logged as warnings and not counted.
  *
- * Tokens of a line are stored sorted by kind (cheap device matches first, then parent
- * matches, then tests, programs and imports, then assignments), which is also the order
- * udev evaluates them in; so the first tokens of a line (ACTION, DEVPATH, KERNEL, …) act as
- * its pre-filter.
+ * Tokens of a line are stored sorted by kind: device matches first (ACTION, SUBSYSTEM,
+ * KERNEL, …: they have no side effects, so their order among themselves is free and the
+ * cheapest come first, acting as the line's pre-filter), then parent matches, then tests,
+ * programs and imports, then assignments, which is the order udev evaluates them in.
  *
- * Ownership: struct rules owns all files, lines, tokens and strings. Lines point at their
- * file's name. The parsed rules are immutable after rules_finish(); evaluation (rules-exec.h)
+ * Ownership: struct rules owns all files, lines, tokens and strings; tokens, their strings
+ * and pattern arrays live in one arena (arena.h) that is released with the rules. Lines point
+ * at their file's name. The parsed rules are immutable after rules_finish(); evaluation (rules-exec.h)
  * only reads them.
  */
 #pragma once
@@ -39,17 +40,18 @@ const char *rule_op_to_string(enum rule_op op);
 
 /* Token kinds, in evaluation order (see above). */
 enum rule_token_type {
-        /* matches on the event device */
+        /* matches on the event device: free of side effects, so ordered cheapest and most
+         * selective first; these leading tokens are each line's pre-filter */
         TK_M_ACTION,
-        TK_M_DEVPATH,
+        TK_M_SUBSYSTEM,
         TK_M_KERNEL,
-        TK_M_DEVLINK,
+        TK_M_DEVPATH,
+        TK_M_DRIVER,
         TK_M_NAME,
         TK_M_ENV,
-        TK_M_CONST,
         TK_M_TAG,
-        TK_M_SUBSYSTEM,
-        TK_M_DRIVER,
+        TK_M_DEVLINK,
+        TK_M_CONST,
         TK_M_ATTR,
         TK_M_SYSCTL,
         /* matches on the device or one ancestor; all of one line must match the same one */
@@ -125,9 +127,9 @@ struct rule_token {
         uint8_t attr_subst; /* enum rule_attr_subst */
         bool match_empty;   /* the pattern has an empty alternative ("|foo") */
         bool strip_ws;      /* ATTR/ATTRS: drop trailing whitespace of the value before comparing */
-        char *value;        /* owned: the value (for patterns: NUL-separated alternatives) */
-        char *attr;         /* owned: the {attribute}/key, or NULL */
-        struct rule_alt *alts; /* owned, n_alts entries (patterns only) */
+        char *value;        /* the value (for patterns: NUL-separated alternatives), or NULL */
+        char *attr;         /* the {attribute}/key, or NULL */
+        struct rule_alt *alts; /* n_alts entries (patterns only) */
         unsigned n_alts;
         union {
                 mode_t mode; /* TEST{mode} ((mode_t)-1 when none), MODE_ID */
@@ -151,10 +153,10 @@ struct rule_line {
         const char *file;  /* the file's name, owned by struct rules */
         unsigned line;     /* line number (of the last physical line of a continued rule) */
         unsigned flags;    /* LINE_* */
-        char *label;       /* LABEL=, owned */
-        char *goto_label;  /* GOTO=, owned */
+        char *label;       /* LABEL=, or NULL */
+        char *goto_label;  /* GOTO=, or NULL */
         size_t goto_line;  /* index into rules->lines of the target, valid with LINE_HAS_GOTO */
-        struct rule_token *tokens; /* owned, n_tokens, sorted by type */
+        struct rule_token *tokens; /* n_tokens, sorted by type */
         unsigned n_tokens;
 };
 
@@ -163,7 +165,10 @@ struct rules_file {
         size_t first_line, n_lines; /* range in rules->lines */
 };
 
+struct arena;
+
 struct rules {
+        struct arena *arena; /* tokens, strings, patterns */
         struct rule_line *lines;
         size_t n_lines, cap_lines;
         struct rules_file *files;

@@ -295,8 +295,8 @@ static int stream_read(struct spawn_job *j, struct stream *s)
                 if (dst == scratch) {
                         /* Past the bound (or out of memory): dropped, and said once. */
                         if (!s->truncated)
-                                log_warning("Truncating std%s of '%s' to %zu bytes.", s->name, j->cmd,
-                                            s->len);
+                                log_warning("'%s' wrote more than %zu bytes to std%s; keeping the first ones", j->cmd,
+                                            s->len, s->name);
                         s->truncated = true;
                         continue;
                 }
@@ -338,7 +338,7 @@ static int on_timer(sd_event_source *source, uint64_t usec, void *userdata)
         int sig = j->opts.timeout_signal;
 
         if (!j->killing && sig != SIGKILL) {
-                log_error("Spawned process '%s' [%d] timed out after %" PRIu64 " ms, sending signal %d.",
+                log_error("'%s' (pid %d) ran past its %" PRIu64 " ms limit, sending it signal %d",
                           j->cmd, (int)j->pid, j->opts.timeout_usec / 1000, sig);
                 j->timed_out = true;
                 j->killing = true;
@@ -348,11 +348,11 @@ static int on_timer(sd_event_source *source, uint64_t usec, void *userdata)
                         return 0;
                 /* Cannot wait for the grace period: kill right away rather than never. */
         } else if (!j->killing)
-                log_error("Spawned process '%s' [%d] timed out after %" PRIu64 " ms, killing.", j->cmd,
+                log_error("'%s' (pid %d) ran past its %" PRIu64 " ms limit, killing it", j->cmd,
                           (int)j->pid, j->opts.timeout_usec / 1000);
         else
-                log_error("Spawned process '%s' [%d] still running %" PRIu64 " ms after signal %d, killing.",
-                          j->cmd, (int)j->pid, j->opts.kill_grace_usec / 1000, sig);
+                log_error("'%s' (pid %d) ignored signal %d for %" PRIu64 " ms, killing it",
+                          j->cmd, (int)j->pid, sig, j->opts.kill_grace_usec / 1000);
         j->timed_out = true;
         j->killing = true;
         kill_job(j, SIGKILL);
@@ -474,7 +474,7 @@ static int job_launch(struct spawn_job *j)
                 child_exec(j, &fds, parent);
 
         j->pid = pid;
-        log_debug("Started '%s' [%d].", j->cmd, (int)pid);
+        log_debug("'%s' running as pid %d", j->cmd, (int)pid);
 
         /* The child's ends are its own now. */
         if (out_pipe[1] >= 0)
@@ -545,9 +545,9 @@ static void job_report(struct spawn_job *j, const siginfo_t *si, int error)
         if (error)
                 log_debug_errno(error, "Failed to run '%s': %m", j->cmd);
         else if (res.signal)
-                log_debug("Process '%s' [%d] terminated by signal %d.", j->cmd, (int)j->pid, res.signal);
+                log_debug("'%s' (pid %d) was killed by signal %d", j->cmd, (int)j->pid, res.signal);
         else
-                log_debug("Process '%s' [%d] exited with status %d.", j->cmd, (int)j->pid, res.exit_status);
+                log_debug("'%s' (pid %d) exited with %d", j->cmd, (int)j->pid, res.exit_status);
 
         if (j->done)
                 j->done(&res, j->userdata);
@@ -599,6 +599,31 @@ static void manager_pump(struct spawn_manager *m)
         }
 }
 
+/* A relative program name as udev looks it up: in devman's own library directory first, then
+ * where distributions keep udev's helpers (ata_id, scsi_id, cdrom_id, ...). When none has it,
+ * the name in libdir (so the error names devman's directory). */
+static char *resolve_program(const char *libdir, const char *name)
+{
+        const char *const dirs[] = {libdir, "/usr/lib/udev", "/lib/udev"};
+        char *first = NULL;
+        for (size_t i = 0; i < ELEMENTSOF(dirs); i++) {
+                char *abs;
+                if (asprintf(&abs, "%s/%s", dirs[i], name) < 0) {
+                        free(first);
+                        return NULL;
+                }
+                if (access(abs, X_OK) == 0) {
+                        free(first);
+                        return abs;
+                }
+                if (!first)
+                        first = abs;
+                else
+                        free(abs);
+        }
+        return first;
+}
+
 int spawn_start(struct spawn_manager *m, const char *cmd, char **envp, const struct spawn_options *opts,
                 spawn_done_fn done, void *userdata)
 {
@@ -639,8 +664,8 @@ int spawn_start(struct spawn_manager *m, const char *cmd, char **envp, const str
                 goto fail;
         }
         if (j->argv[0][0] != '/') {
-                char *abs;
-                if (asprintf(&abs, "%s/%s", m->libdir, j->argv[0]) < 0) {
+                char *abs = resolve_program(m->libdir, j->argv[0]);
+                if (!abs) {
                         r = -ENOMEM;
                         goto fail;
                 }
@@ -662,7 +687,7 @@ int spawn_start(struct spawn_manager *m, const char *cmd, char **envp, const str
                 return 0;
         }
         list_append(&m->queue, j);
-        log_debug("Queued '%s' (%u running, %u waiting).", j->cmd, m->running.n, m->queue.n);
+        log_debug("'%s' waits for a free slot (%u running, %u waiting)", j->cmd, m->running.n, m->queue.n);
         return 0;
 
 fail:

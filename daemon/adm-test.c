@@ -1,11 +1,20 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * devmanadm test: one synthetic event through the daemon's own pipeline (core/process.c).
+ * Without --apply it is a dry run that changes nothing and prints every rule that matched
+ * and what would be published; with --apply the event is processed for real in the given
+ * roots (node, links, database, RUN), as a daemon would, without a daemon running.
+ */
 #include "adm-test.h"
 
+#include <fcntl.h>
 #include <getopt.h>
+#include <sys/stat.h>
 
 #include "builtin.h"
 #include "log.h"
 #include "model.h"
+#include "process.h"
 #include "rules-exec.h"
 #include "rules-load.h"
 #include "strv.h"
@@ -15,10 +24,12 @@
 static void help(void)
 {
         printf("devmanadm test [OPTIONS] DEVPATH\n\n"
-               "Simulate the rules for one device and print the result. Changes nothing.\n\n"
+               "Run the rules for one device through the daemon's pipeline and print the result.\n"
+               "Without --apply nothing is changed.\n\n"
                "  -h --help              Show this help\n"
                "  -a --action=ACTION     The event's action (default add)\n"
-               "     --sysfs=DIR         The sysfs tree (default /sys)\n"
+               "     --apply             Process the event for real: node, links, database, RUN programs\n"
+               "     --sysfs=DIR         The sysfs tree (default the global --sysfs)\n"
                "     --rules-dir=DIR     A rules directory (repeatable; replaces the defaults)\n"
                "     --root=DIR          Look for the default rules directories below DIR\n"
                "  -N --resolve-names=WHEN  early, late or never (default early)\n"
@@ -31,48 +42,73 @@ static void print_list(const char *what, char *const *l)
                 printf("%s=%s\n", what, *l);
 }
 
-static void print_results(struct rules_exec *x, struct device *d)
+struct test_result {
+        int result;
+        bool done;
+};
+
+static void report(const struct event *e, struct device *d, struct rules_exec *x, void *userdata)
 {
-        size_t n;
-        const struct rule_line *const *trace = rules_exec_trace(x, &n);
+        size_t n = 0;
+        const struct rule_line *const *trace = x ? rules_exec_trace(x, &n) : NULL;
         for (size_t i = 0; i < n; i++)
                 printf("rule %s:%u\n", trace[i]->file, trace[i]->line);
 
-        struct device_udev *u = d->udev;
-        if (rules_exec_name(x))
+        if (x && rules_exec_name(x))
                 printf("NAME=%s\n", rules_exec_name(x));
         if (d->devname)
                 printf("DEVNAME=%s\n", d->devname);
-        print_list("LINK", u->links);
-        if (u->mode != (mode_t)-1)
-                printf("MODE=%04o\n", (unsigned)u->mode);
-        if (u->uid != (uid_t)-1)
-                printf("OWNER=%u\n", (unsigned)u->uid);
-        if (u->gid != (gid_t)-1)
-                printf("GROUP=%u\n", (unsigned)u->gid);
-        if (u->link_priority)
-                printf("LINK_PRIORITY=%d\n", u->link_priority);
-        if (u->watch)
-                printf("WATCH=1\n");
-        if (u->db_persist)
-                printf("DB_PERSIST=1\n");
-        print_list("TAG", u->current_tags);
-
+        mode_t mode;
+        uid_t uid;
+        gid_t gid;
+        if (d->devnum_type) {
+                process_node_access(d, &mode, &uid, &gid);
+                printf("MODE=%04o\nOWNER=%u\nGROUP=%u\n", (unsigned)mode, (unsigned)uid, (unsigned)gid);
+        }
+        struct device_udev *u = d->udev;
+        if (u) {
+                print_list("LINK", u->links);
+                if (u->link_priority)
+                        printf("LINK_PRIORITY=%d\n", u->link_priority);
+                if (u->watch)
+                        printf("WATCH=1\n");
+                if (u->db_persist)
+                        printf("DB_PERSIST=1\n");
+                print_list("TAG", u->current_tags);
+        }
         size_t it = 0;
         const char *entry;
         while (props_next(&d->props, &it, &entry, NULL))
                 printf("PROPERTY %s\n", entry);
-
-        const struct rules_run *run = rules_exec_run_list(x, &n);
-        for (size_t i = 0; i < n; i++)
+        const struct rules_run *run = x ? rules_exec_run_list(x, &n) : NULL;
+        for (size_t i = 0; run && i < n; i++)
                 printf("RUN{%s} %s\n", run[i].builtin ? "builtin" : "program", run[i].cmd);
 }
 
-int verb_test(int argc, char **argv)
+static void on_done(struct event *e, struct device *dev, int result, void *userdata)
+{
+        struct test_result *t = userdata;
+        t->result = result;
+        t->done = true;
+}
+
+static int open_dir(const char *path, bool create, int *ret)
+{
+        if (create && mkdir(path, 0755) < 0 && errno != EEXIST)
+                return negative_errno();
+        int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return negative_errno();
+        *ret = fd;
+        return 0;
+}
+
+int verb_test(const struct adm_ctx *ctx, int argc, char **argv)
 {
         static const struct option options[] = {
                 {"help", no_argument, NULL, 'h'},
                 {"action", required_argument, NULL, 'a'},
+                {"apply", no_argument, NULL, 'A'},
                 {"sysfs", required_argument, NULL, 'S'},
                 {"rules-dir", required_argument, NULL, 'D'},
                 {"root", required_argument, NULL, 'R'},
@@ -80,13 +116,16 @@ int verb_test(int argc, char **argv)
                 {"debug", no_argument, NULL, 'd'},
                 {},
         };
-        const char *sysfs = "/sys", *root = NULL;
+        const char *sysfs = ctx->sysfs_root, *root = NULL;
         enum uevent_action action = UEVENT_ADD;
         enum resolve_names resolve = RESOLVE_NAMES_EARLY;
         _cleanup_strv_free_ char **dirs = NULL;
+        _cleanup_(model_freep) struct model *m = NULL;
+        _cleanup_rules_free_ struct rules *rules = NULL;
+        _cleanup_close_ int devfd = -1, runfd = -1;
+        bool apply = false;
         int c, r;
 
-        optind = 0;
         while ((c = getopt_long(argc, argv, "ha:N:d", options, NULL)) >= 0)
                 switch (c) {
                 case 'h':
@@ -94,10 +133,11 @@ int verb_test(int argc, char **argv)
                         return 0;
                 case 'a':
                         action = uevent_action_from_string(optarg);
-                        if ((int)action < 0) {
-                                log_error("Unknown action \"%s\"", optarg);
-                                return 2;
-                        }
+                        if ((int)action < 0)
+                                return adm_usage_error("test", "unknown action: %s", optarg);
+                        break;
+                case 'A':
+                        apply = true;
                         break;
                 case 'S':
                         sysfs = optarg;
@@ -110,9 +150,10 @@ int verb_test(int argc, char **argv)
                         root = optarg;
                         break;
                 case 'N':
-                        resolve = streq(optarg, "late") ? RESOLVE_NAMES_LATE
-                                  : streq(optarg, "never") ? RESOLVE_NAMES_NEVER
-                                                           : RESOLVE_NAMES_EARLY;
+                        r = devman_resolve_names_from_string(optarg);
+                        if (r < 0)
+                                return adm_usage_error("test", "invalid --resolve-names: %s", optarg);
+                        resolve = r;
                         break;
                 case 'd':
                         log_set_max_level(LOG_DEBUG);
@@ -120,53 +161,74 @@ int verb_test(int argc, char **argv)
                 default:
                         return 2;
                 }
-        if (optind + 1 != argc) {
-                log_error("Expected exactly one device path.");
-                return 2;
-        }
+        if (optind + 1 != argc)
+                return adm_usage_error("test", "expected exactly one device path");
 
-        /* accept "/sys/devices/…" as well as "/devices/…" */
-        const char *devpath = argv[optind];
-        const char *rel = startswith(devpath, sysfs);
-        if (rel && *rel == '/')
-                devpath = rel;
-        else if ((rel = startswith(devpath, "/sys/")))
-                devpath = rel - 1;
-
-        _cleanup_(model_freep) struct model *m = NULL;
         r = model_new(sysfs, &m);
+        if (r >= 0)
+                r = model_set_dev_root(m, ctx->dev_root);
         if (r < 0) {
-                log_error("Failed to open sysfs at %s: %s", sysfs, strerror(-r));
+                log_error_errno(r, "Cannot use %s as sysfs root: %m", sysfs);
                 return 1;
         }
         struct device *d = NULL;
-        r = model_resolve(m, devpath, &d);
+        r = model_resolve(m, argv[optind], &d);
         if (r < 0) {
-                log_error("Failed to find device %s: %s", devpath, strerror(-r));
+                log_error_errno(r, "No device %s: %m", argv[optind]);
                 return 1;
         }
-
         struct rules_load_options lo = {.root = root, .dirs = dirs, .resolve_names = resolve};
-        _cleanup_rules_free_ struct rules *rules = NULL;
         r = rules_load(&lo, &rules);
         if (r < 0) {
-                log_error("Failed to load rules: %s", strerror(-r));
+                log_error_errno(r, "Cannot load rules: %m");
+                return 1;
+        }
+        if (apply) {
+                r = open_dir(ctx->dev_root, false, &devfd);
+                if (r >= 0)
+                        r = open_dir(ctx->run_root, true, &runfd);
+                if (r < 0) {
+                        log_error_errno(r, "Cannot open the /dev root or run directory: %m");
+                        return 1;
+                }
+        }
+
+        /* the event: what the kernel would send for the device (its properties), or, for a
+         * remove, what the model knows */
+        struct props p = PROPS_INIT;
+        struct uevent *ev = NULL;
+        if (props_copy(&p, &d->props) < 0)
+                return log_oom(), 1;
+        props_unset_flagged(&p, PROP_DB);
+        r = uevent_new(action, d->devpath, &p, &ev);
+        props_clear(&p);
+        if (r < 0) {
+                log_error_errno(r, "Cannot make the event: %m");
                 return 1;
         }
 
         struct builtin_ctx bctx = {.sysfs_root = sysfs};
         (void)builtin_init_all(&bctx);
-        struct rules_exec_options eo = {.sysfs_root = sysfs, .builtins = &bctx, .test = true};
-        _cleanup_rules_exec_free_ struct rules_exec *x = NULL;
-        r = rules_exec_new(rules, d, action, &eo, &x);
-        if (r >= 0)
-                r = rules_exec_run_sync(x, PROGRAM_TIMEOUT_USEC);
-        if (r < 0) {
-                log_error("Failed to evaluate rules: %s", strerror(-r));
-                builtin_exit_all(&bctx);
+        struct process_ctx pctx = {
+                .model = m,
+                .dev_root = ctx->dev_root,
+                .run_root = apply ? ctx->run_root : NULL,
+                .devfd = devfd,
+                .runfd = runfd,
+                .rules = rules,
+                .builtins = &bctx,
+                .event_timeout_usec = PROGRAM_TIMEOUT_USEC,
+                .dry_run = !apply,
+                .report = report,
+        };
+        struct test_result t = {0};
+        struct event e = {.uevent = ev, .seqnum = 1, .state = EVENT_RUNNING};
+        r = process_event(&pctx, &e, on_done, &t);
+        uevent_free(ev);
+        builtin_exit_all(&bctx);
+        if (r < 0 || !t.done) {
+                log_error_errno(r < 0 ? r : -EIO, "The event could not be processed: %m");
                 return 1;
         }
-        print_results(x, d);
-        builtin_exit_all(&bctx);
-        return 0;
+        return t.result < 0 ? 1 : 0;
 }

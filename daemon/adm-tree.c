@@ -9,11 +9,16 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include "adm-snapshot.h"
 #include "adm.h"
+#include "hashmap.h"
 #include "log.h"
 #include "model.h"
 #include "strv.h"
+#include "snapshot-file.h"
 #include "sysfs.h"
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct hashmap, hashmap_free)
 
 /* Sorted names in dir (without dot entries); an empty list when dir is missing. */
 static int list_dir(const char *dir, char ***ret)
@@ -174,19 +179,121 @@ int verb_tree(const struct adm_ctx *ctx, int argc, char **argv)
         return status;
 }
 
+/* classes --compare: per class, how many class devices were converted, legacy or unlisted
+ * (see snapshot-file.h) in each snapshot. */
+struct layout_counts {
+        unsigned n[2][3]; /* [before, after][converted, legacy, unlisted] */
+        char name[];
+};
+
+static int count_layouts(const struct snapshot *s, struct hashmap *h, int side)
+{
+        static const char *const kinds[] = {"converted", "legacy", "unlisted"};
+        for (size_t i = 0; i < s->n_devices; i++) {
+                const struct snapshot_device *d = &s->devices[i];
+                int k = 0;
+                while (k < 3 && !streq(d->layout, kinds[k]))
+                        k++;
+                if (k == 3 || !d->subsystem)
+                        continue;
+                struct layout_counts *c = hashmap_get(h, d->subsystem);
+                if (!c) {
+                        c = calloc(1, sizeof(*c) + strlen(d->subsystem) + 1);
+                        if (!c)
+                                return -ENOMEM;
+                        strcpy(c->name, d->subsystem);
+                        if (hashmap_put(h, c->name, c) < 0) {
+                                free(c);
+                                return -ENOMEM;
+                        }
+                }
+                c->n[side][k]++;
+        }
+        return 0;
+}
+
+static const char *layout_verdict(const unsigned *n)
+{
+        if (!!n[0] + !!n[1] + !!n[2] > 1)
+                return "mixed";
+        return n[0] ? "converted" : n[1] ? "legacy" : n[2] ? "unlisted" : "absent";
+}
+
+static int cmp_counts(const void *a, const void *b)
+{
+        return strcmp((*(struct layout_counts *const *)a)->name, (*(struct layout_counts *const *)b)->name);
+}
+
+static int classes_compare(const struct adm_ctx *ctx, const char *old_path)
+{
+        /* the layouts need no rules */
+        struct snapshot_options so = {.sysfs_root = ctx->sysfs_root, .dev_root = ctx->dev_root, .no_rules = true};
+        _cleanup_(snapshot_freep) struct snapshot *old = NULL, *now = NULL;
+        _cleanup_(hashmap_freep) struct hashmap *h = NULL;
+        _cleanup_free_ struct layout_counts **v = NULL;
+        size_t n = 0;
+        int r;
+
+        if (snapshot_read(old_path, &old) < 0 || snapshot_take(&so, &now) < 0)
+                return 2;
+        h = hashmap_new_string();
+        r = h ? count_layouts(old, h, 0) : -ENOMEM;
+        if (r >= 0)
+                r = count_layouts(now, h, 1);
+        if (r >= 0 && !(v = calloc(hashmap_size(h) + 1, sizeof(*v))))
+                r = -ENOMEM;
+        if (r >= 0) {
+                struct hashmap_iter it = HASHMAP_ITER_INIT;
+                void *val;
+                while (hashmap_iterate(h, &it, NULL, &val))
+                        v[n++] = val;
+                qsort(v, n, sizeof(*v), cmp_counts);
+                printf("%-20s %-30s %s\n", "CLASS", "BEFORE (conv/legacy/unlisted)", "AFTER");
+                for (size_t i = 0; i < n; i++) {
+                        const unsigned *b = v[i]->n[0], *a = v[i]->n[1];
+                        _cleanup_free_ char *before = NULL;
+                        if (asprintf(&before, "%s %u/%u/%u", layout_verdict(b), b[0], b[1], b[2]) < 0) {
+                                r = -ENOMEM;
+                                break;
+                        }
+                        printf("%-20s %-30s %s %u/%u/%u\n", v[i]->name, before, layout_verdict(a), a[0], a[1], a[2]);
+                }
+        }
+        struct hashmap_iter it = HASHMAP_ITER_INIT;
+        void *val;
+        while (h && hashmap_iterate(h, &it, NULL, &val))
+                free(val);
+        if (r < 0) {
+                log_oom();
+                return 1;
+        }
+        return 0;
+}
+
 int verb_classes(const struct adm_ctx *ctx, int argc, char **argv)
 {
         _cleanup_strv_free_ char **classes = NULL;
         _cleanup_free_ char *classdir = NULL;
 
         if (argc > 1 && (streq(argv[1], "-h") || streq(argv[1], "--help"))) {
-                printf("Usage: devmanadm classes\n"
+                printf("Usage: devmanadm classes [--compare OLD]\n"
                        "\n"
                        "For every class of the sysfs tree: how many entries are converted (symlinks into\n"
                        "/sys/devices) and legacy (directories of their own), and the verdict: converted,\n"
-                       "legacy, mixed or empty.\n");
+                       "legacy, mixed or empty.\n"
+                       "\n"
+                       "  --compare OLD   Per class, the layout in the snapshot OLD (devmanadm snapshot)\n"
+                       "                  and in the sysfs tree now: counts of converted, legacy and\n"
+                       "                  unlisted (a class device its class entry does not lead to)\n"
+                       "                  devices, and converted/legacy/mixed for each side.\n");
                 return 0;
         }
+        if (argc == 3 && streq(argv[1], "--compare"))
+                return classes_compare(ctx, argv[2]);
+        if (argc == 2 && startswith(argv[1], "--compare="))
+                return classes_compare(ctx, argv[1] + strlen("--compare="));
+        if (argc > 1 && startswith(argv[1], "--compare"))
+                return adm_usage_error("classes", "--compare needs a snapshot file");
         if (argc > 1)
                 return adm_usage_error("classes", "unexpected argument: %s", argv[1]);
         classdir = path_join(ctx->sysfs_root, "class");

@@ -16,8 +16,12 @@ int verb_settle(const struct adm_ctx *ctx, int argc, char **argv);
 int verb_info(const struct adm_ctx *ctx, int argc, char **argv);
 int verb_tree(const struct adm_ctx *ctx, int argc, char **argv);
 int verb_classes(const struct adm_ctx *ctx, int argc, char **argv);
+int verb_static_nodes(const struct adm_ctx *ctx, int argc, char **argv);
+int verb_coldplug(const struct adm_ctx *ctx, int argc, char **argv);
 int verb_control(const struct adm_ctx *ctx, int argc, char **argv); /* adm-control.h */
 int verb_monitor(const struct adm_ctx *ctx, int argc, char **argv); /* adm-monitor.c */
+int verb_snapshot(const struct adm_ctx *ctx, int argc, char **argv); /* adm-snapshot.h */
+int verb_compare(const struct adm_ctx *ctx, int argc, char **argv);  /* adm-compare.c */
 
 /* Settles (shared by settle, trigger --settle and coldplug): waits until the run dir's queue
  * file is gone. 0 when settled, -ETIMEDOUT, other -errno. */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "adm.h"
+#include "adm-hwdb.h"
 #include "adm-test.h"
 #include "adm-verify.h"
 #include "log.h"
@@ -28,30 +29,26 @@ static int run_verify(const struct adm_ctx *ctx, int argc, char **argv)
         return verb_verify(argc, argv);
 }
 
-/* devmanadm test: the global --sysfs applies unless the verb is given its own. */
-static int run_test(const struct adm_ctx *ctx, int argc, char **argv)
+static int run_hwdb(const struct adm_ctx *ctx, int argc, char **argv)
 {
-        _cleanup_free_ char **args = calloc((size_t)argc + 2, sizeof(char *));
-        _cleanup_free_ char *sysfs = NULL;
-        if (!args || asprintf(&sysfs, "--sysfs=%s", ctx->sysfs_root) < 0)
-                return log_oom(), 1;
-        args[0] = argv[0];
-        args[1] = sysfs;
-        for (int i = 1; i < argc; i++)
-                args[i + 1] = argv[i];
-        return verb_test(argc + 1, args);
+        return verb_hwdb(argc, argv);
 }
 
 static const struct verb verbs[] = {
         {"trigger", verb_trigger, "Request events from the kernel"},
         {"settle", verb_settle, "Wait until the daemon's event queue is empty"},
+        {"coldplug", verb_coldplug, "Trigger every subsystem and device, then settle"},
         {"info", verb_info, "Show what devman knows about a device"},
         {"control", verb_control, "Control the running daemon"},
         {"monitor", verb_monitor, "Listen to kernel and udev events"},
-        {"test", run_test, "Show what the rules do for a device, changing nothing"},
+        {"test", verb_test, "Show what the rules do for a device, changing nothing"},
         {"verify", run_verify, "Check rules files"},
+        {"hwdb", run_hwdb, "Compile or query the hardware database"},
         {"tree", verb_tree, "Show a class the way the kernel lays it out"},
         {"classes", verb_classes, "Tell for every class whether it is converted, legacy or mixed"},
+        {"static-nodes", verb_static_nodes, "Create the nodes of modules that load on first open"},
+        {"snapshot", verb_snapshot, "Record what devman would publish for every device (for compare)"},
+        {"compare", verb_compare, "Compare two snapshots: what a class conversion changed for userspace"},
         {"version", verb_version, "Show the version"},
 };
 

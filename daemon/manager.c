@@ -15,6 +15,7 @@
 #include "publish-retry.h"
 #include "hashmap.h"
 #include "log.h"
+#include "memtrim.h"
 #include "model.h"
 #include "monitor.h"
 #include "netlink.h"
@@ -46,6 +47,12 @@ enum {
  * it at start means the previous daemon crashed. */
 #define RUNNING_MARKER ".devmand-running"
 
+/* The largest kernel socket receive buffer an overflow may grow it to. */
+#define MAX_RCVBUF (128 * 1024 * 1024)
+
+/* How long the queue must stay empty before memory is trimmed. */
+#define IDLE_TRIM_USEC (250 * 1000ULL)
+
 /* Events started per turn of the loop before the kernel socket is read again. */
 #define START_BATCH 64
 /* How often devices whose links or database entry could not be written are tried again; a
@@ -75,9 +82,11 @@ struct manager {
         sd_event_source *retry_source; /* armed while devices wait in retry */
         struct publish_retry *retry;
         unsigned retry_deferred;
+        sd_event_source *idle_source; /* trims memory once the queue has been empty a while */
 
         struct event_queue queue;
         struct process_ctx process;
+        struct props global_props; /* udevadm control --property */
 
         uint64_t rules_checked_usec;
         bool reload_pending;  /* rules reload waits until no event runs (running events use them) */
@@ -87,6 +96,7 @@ struct manager {
         bool resync_pending;  /* the kernel dropped events: rescan sysfs when the queue drains */
         bool exiting;
         bool marker;          /* RUNNING_MARKER created by us */
+        int rcvbuf;           /* the kernel socket's receive buffer size we asked for */
         int exit_status;
 };
 
@@ -123,6 +133,35 @@ static void schedule_start(struct manager *m)
 {
         if (m->start_source)
                 sd_event_source_set_enabled(m->start_source, SD_EVENT_ONESHOT);
+}
+
+static int on_idle(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        struct manager *m = userdata;
+        if (!event_queue_is_empty(&m->queue))
+                return 0; /* busy again: the next drain re-arms us */
+        int r = memtrim_idle();
+        if (r < 0)
+                log_debug_errno(r, "Cannot trim memory: %m");
+        else
+                log_debug("Idle: memory trimmed (%d mappings)", r);
+        return 0;
+}
+
+/* (Re)arms the idle trim: called whenever the queue drains. */
+static void schedule_idle_trim(struct manager *m)
+{
+        if (m->opt.once || !m->event)
+                return;
+        if (!m->idle_source) {
+                if (sd_event_add_time_relative(m->event, &m->idle_source, CLOCK_MONOTONIC, IDLE_TRIM_USEC,
+                                               50 * 1000, on_idle, m) < 0)
+                        return;
+                (void)sd_event_source_set_priority(m->idle_source, PRIORITY_START + 1);
+                return;
+        }
+        (void)sd_event_source_set_time_relative(m->idle_source, IDLE_TRIM_USEC);
+        (void)sd_event_source_set_enabled(m->idle_source, SD_EVENT_ONESHOT);
 }
 
 static void maybe_finish(struct manager *m)
@@ -212,6 +251,8 @@ static void on_event_done(struct event *e, struct device *dev, int result, void 
         event_queue_finish(&m->queue, e);
         update_queue_file(m);
         schedule_start(m);
+        if (event_queue_is_empty(&m->queue))
+                schedule_idle_trim(m);
         maybe_finish(m);
 }
 
@@ -354,6 +395,12 @@ static int on_kernel(sd_event_source *s, int fd, uint32_t revents, void *userdat
                         break;
                 if (r == -ENOBUFS) {
                         log_warning("The kernel dropped uevents (receive buffer overflow); will resynchronise");
+                        /* a buffer that overflowed once will again: grow it */
+                        if (m->rcvbuf < MAX_RCVBUF) {
+                                m->rcvbuf = m->rcvbuf * 2 > MAX_RCVBUF ? MAX_RCVBUF : m->rcvbuf * 2;
+                                if (uevent_listener_set_rcvbuf(m->listener, m->rcvbuf) >= 0)
+                                        log_notice("Kernel socket receive buffer raised to %d bytes", m->rcvbuf);
+                        }
                         m->resync_pending = true;
                         update_queue_file(m);
                         schedule_start(m);
@@ -429,6 +476,17 @@ static void ctrl_reload(void *userdata)
         request_reload(userdata);
 }
 
+static void ctrl_set_env(const char *key, const char *value, void *userdata)
+{
+        struct manager *m = userdata;
+        /* "KEY=" removes the property, as with udevd */
+        int r = props_set(&m->global_props, key, isempty(value) ? NULL : value, PROP_GLOBAL);
+        if (r < 0)
+                log_warning_errno(r, "Cannot set global property %s, ignoring: %m", key);
+        else
+                log_debug("Global property %s=%s", key, strempty(value));
+}
+
 static void ctrl_set_children_max(unsigned n, void *userdata)
 {
         struct manager *m = userdata;
@@ -452,6 +510,7 @@ static const struct ctrl_ops ctrl_ops = {
         .stop_exec_queue = ctrl_stop_exec_queue,
         .start_exec_queue = ctrl_start_exec_queue,
         .reload = ctrl_reload,
+        .set_env = ctrl_set_env,
         .set_children_max = ctrl_set_children_max,
         .ping = ctrl_ping,
         .exit = ctrl_exit,
@@ -564,8 +623,10 @@ int manager_new(const struct manager_options *o, struct manager **ret)
                 .builtins = &m->builtins,
                 .spawn = m->spawn,
                 .retry = m->retry,
+                .event = m->event,
                 .event_timeout_usec = m->config->event_timeout_usec,
                 .timeout_signal = m->config->timeout_signal,
+                .global_props = &m->global_props,
         };
         *ret = m;
         return 0;
@@ -593,8 +654,10 @@ struct manager *manager_free(struct manager *m)
                 builtin_exit_all(&m->builtins);
         monitor_free(m->monitor);
         rules_free(m->rules);
+        props_clear(&m->global_props);
         sd_event_source_unref(m->kernel_source);
         sd_event_source_unref(m->start_source);
+        sd_event_source_unref(m->idle_source);
         uevent_listener_free(m->listener);
         model_free(m->model);
         sd_event_unref(m->event);
@@ -693,6 +756,7 @@ static int setup_listening(struct manager *m)
 {
         int r;
 
+        m->rcvbuf = m->opt.rcvbuf;
         r = uevent_listener_new(m->opt.listen_fd_kernel, m->opt.rcvbuf, &m->listener);
         m->opt.listen_fd_kernel = -1;
         if (r < 0)
@@ -766,6 +830,7 @@ int manager_run(struct manager *m, void (*on_ready)(void *userdata), void *userd
                 r = reconcile_previous(m);
                 if (r < 0)
                         return 1;
+                schedule_idle_trim(m); /* start-up faulted in more than the daemon needs idle */
                 if (on_ready)
                         on_ready(userdata);
         }

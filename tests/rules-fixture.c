@@ -123,7 +123,7 @@ void rules_fixture_init(struct rules_fixture *f)
         rules_fixture_put(f, "/procsys/kernel/hostname", "fixturehost\n");
         rules_fixture_put(f, "/procsys/kernel/domainname", "");
         rules_fixture_put(f, "/procsys/net/ipv4/conf/eth9/forwarding", "");
-        rules_fixture_put(f, "/cmdline", "BOOT_IMAGE=/vmlinuz root=/dev/sda1 ro quiet devman.flag devman.value=42\n");
+        rules_fixture_put(f, "/cmdline", "BOOT_IMAGE=/vmlinuz root=/dev/sda1 ro quiet devman.flag devman.value=42 devman_dash-key=x devman.value.long=7\n");
         if (asprintf(&f->sysctl, "%s/procsys", f->root) < 0 || asprintf(&f->cmdline, "%s/cmdline", f->root) < 0)
                 abort();
         if (model_new(f->root, &f->model) < 0)

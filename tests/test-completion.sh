@@ -132,6 +132,11 @@ adm "devmanadm snapshot -o $tmp/snap." "$tmp/snap.txt" "$tmp/snap.old"
 adm "devmanadm snapshot --rules-dir $tmp/ru" "$tmp/rules/" "$tmp/run/"
 adm "devmanadm classes --compare $tmp/snap.o" "$tmp/snap.old"
 adm "devmanadm compare $tmp/snap.t" "$tmp/snap.txt"
+adm "devmanadm snapshot --" --output= --sysfs= --rules-dir --no-rules --help
+adm "devmanadm snapshot --output=$tmp/snap.o" "$tmp/snap.old"
+adm "devmanadm compare --" --ignore= --verbose --rules-dir --no-rules --help
+adm "devmanadm compare --ignore=dev" devt devtype
+adm_nobreaks "devmanadm compare --ignore=p" --ignore=parent --ignore=props --ignore=prop:
 
 # devmand.
 dmd "devmand --d" --daemon --debug --dev

@@ -121,6 +121,8 @@ static const struct rcase rcases[] = {
          "ENV{DN}=\"$name\"\n",
          {"N:lan1", "E:NM=1", "E:DN=lan1"}},
         {"name-not-for-block", FIX_SDA, "add", "NAME=\"foo\"\n", {"N:-", "X:"}},
+        {"name-sanitized", FIX_ETH, "add", "NAME=\"a/b:c d%%e\"\n", {"N:a_b_c_d_e"}},
+        {"name-too-long", FIX_ETH, "add", "NAME=\"abcdefghijklmnop\"\n", {"N:-"}},
         {"owner-group-mode", FIX_SDA, "add",
          "MODE=\"0660\", OWNER=\"0\", GROUP=\"root\"\n", {"M:0660", "U:0", "G:0"}},
         {"mode-final", FIX_SDA, "add", "MODE:=\"0600\"\nMODE=\"0666\"\nOWNER:=\"1\"\nOWNER=\"2\"\n",
@@ -129,8 +131,8 @@ static const struct rcase rcases[] = {
         {"mode-needs-node", FIX_ETH, "add", "MODE=\"0600\", GROUP=\"root\"\n", {"M:-", "G:-"}},
         {"tags", FIX_SDA, "add",
          "TAG+=\"systemd\"\nTAG+=\"uaccess\"\nTAG-=\"uaccess\"\nTAG==\"systemd\", ENV{TG}=\"1\"\n"
-         "TAG==\"uaccess\", ENV{TU}=\"1\"\nTAG+=\"bad tag\"\n",
-         {"T:systemd", "TA:systemd uaccess", "E:TG=1", "E:TU"}},
+         "TAG==\"uaccess\", ENV{TU}=\"1\"\nTAG+=\"bad tag\"\nTAG==\"nosuch\", ENV{TN}=\"1\"\n",
+         {"T:systemd", "TA:systemd uaccess", "E:TG=1", "E:TU=1", "E:TN"}}, /* TAG== sees all tags */
         {"tag-assign", FIX_SDA, "add", "TAG+=\"a\"\nTAG=\"b\"\n", {"T:b", "TA:b"}},
         {"run", FIX_SDA, "add",
          "RUN+=\"/bin/true %k\"\nRUN{builtin}+=\"kmod load\"\nRUN{program}+=\"helper $devpath\"\n",
@@ -144,12 +146,17 @@ static const struct rcase rcases[] = {
          {"E:SKIPPED=1", "E:AFTER=1", "X:2,4"}},
         {"import-file", FIX_SDA, "add",
          "IMPORT{file}=\"%S/import.env\"\nIMPORT{file}==\"%S/missing.env\", ENV{MISSING}=\"1\"\n",
-         {"E:IA=1", "E:IB=two words", "E:IC=q", "E:MISSING"}},
+         {"E:IA=1", "E:IB=two words", "E:IC=q", "E:MISSING", "E:ID=spaced", "E:IE", "E:IF=", "E:IG"}},
         {"import-cmdline", FIX_SDA, "add",
          "IMPORT{cmdline}=\"devman.flag\"\nIMPORT{cmdline}=\"devman.value\"\n"
-         "IMPORT{cmdline}==\"absent\", ENV{CA}=\"1\"\nIMPORT{cmdline}!=\"absent\", ENV{CNA}=\"1\"\n",
-         {"E:devman.flag=1", "E:devman.value=42", "E:CA", "E:CNA=1"}},
-        {"import-parent", FIX_SDA1, "add", "IMPORT{parent}=\"DISK*\"\n", {"E:DISKSEQ=9", "E:DEVTYPE=partition"}},
+         "IMPORT{cmdline}==\"absent\", ENV{CA}=\"1\"\nIMPORT{cmdline}!=\"absent\", ENV{CNA}=\"1\"\n"
+         "IMPORT{cmdline}=\"devman-dash_key\"\nIMPORT{cmdline}==\"devman.val\", ENV{PREFIX}=\"1\"\n",
+         {"E:devman.flag=1", "E:devman.value=42", "E:CA", "E:CNA=1", "E:devman-dash_key=x", "E:PREFIX"}},
+        {"import-parent", FIX_SDA1, "add", "IMPORT{parent}=\"DISK*\"\nIMPORT{parent}=\"DEV*\"\n",
+         {"E:DISKSEQ=9", "E:DEVTYPE=partition", "E:DEVNAME=/dev/sda1", "E:DEVPATH=" FIX_SDA1}},
+        {"import-reserved", FIX_SDA, "add",
+         "IMPORT{program}=\"/usr/bin/printf 'DEVNAME=/etc/passwd\\nDEVPATH=/x\\nMAJOR=1\\nOK=1\\n'\"\n",
+         {"E:DEVNAME=/dev/sda", "E:DEVPATH=" FIX_SDA, "E:MAJOR=8", "E:OK=1"}},
         {"test", FIX_SDA, "add",
          "TEST==\"size\", ENV{T1}=\"1\"\nTEST!=\"nonexistent\", ENV{T2}=\"1\"\n"
          "TEST{0200}==\"size\", ENV{T3}=\"1\"\nTEST==\"/nonexistent/x\", ENV{T4}=\"1\"\n"
@@ -161,8 +168,11 @@ static const struct rcase rcases[] = {
          "SYSCTL{net.ipv4.conf.%k.forwarding}=\"1\"\n"
          "SYSCTL{kernel/domainname}=\"newname\"\n",
          {"E:H=1", "F:/procsys/kernel/domainname=newname", "F:/procsys/net/ipv4/conf/eth9/forwarding=1"}},
-        {"attr-write", FIX_SDA, "add", "ATTR{queue/scheduler}=\"mq-deadline\"\nATTR{../../../etc}=\"x\"\n",
-         {"F:" FIX_SDA "/queue/scheduler=mq-deadline"}},
+        {"attr-write", FIX_SDA, "add",
+         "ATTR{queue/scheduler}=\"mq-deadline\"\nPROGRAM=\"/bin/echo ../../../../../../../../../x\", ATTR{%c}=\"x\"\n",
+         {"F:" FIX_SDA "/queue/scheduler=mq-deadline", "X:1,2", "F:/x="}},
+        {"attr-parent-write", FIX_SDA1, "add", "ATTR{../removable}=\"1\"\nATTR{../size}==\"1000\", ENV{PS}=\"1\"\n",
+         {"F:" FIX_SDA "/removable=1\n", "E:PS=1"}},
         {"const", FIX_SDA, "add",
          "CONST{arch}==\"?*\", ENV{AR}=\"1\"\nCONST{virt}==\"qemu\", ENV{VQ}=\"1\"\nCONST{virt}==\"kvm\", ENV{VK}=\"1\"\n",
          {"E:AR=1", "E:VQ=1", "E:VK"}},
@@ -285,7 +295,8 @@ static void run_case(const struct rcase *c)
 {
         struct rules_fixture f;
         rules_fixture_init(&f);
-        rules_fixture_put(&f, "/import.env", "IA=1\nIB='two words'\n# comment\n\nIC=\"q\"\nbroken line\n");
+        rules_fixture_put(&f, "/import.env",
+                          "IA=1\nIB='two words'\n# comment\n\nIC=\"q\"\nbroken line\n  ID = spaced  \nIE=\nIF=\"\"\nIG='x\n");
 
         struct rules *rules = rules_new(RESOLVE_NAMES_EARLY);
         CHECK_INT(rules_parse_buffer(rules, "t.rules", c->rules, strlen(c->rules)), 0);

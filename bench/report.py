@@ -1,0 +1,405 @@
+# SPDX-License-Identifier: MIT
+"""Turning session results into figures: per-run metrics, medians/min/max, ratios of devman to
+each peer, the targets of PEERS.md, plots (gnuplot), and the comparison of two saved runs."""
+import json
+import os
+import shutil
+import statistics
+import subprocess
+
+from peers import DAEMONS, DEVMAN_PEERS
+
+# Figures of peers that Debian 12 does not package, from /work/shared/PEERS.md (same machine
+# kind). Targets against them are checked with these numbers and marked "ref".
+REFERENCE = {
+    'mdevd_idle_rss_kib': 1310,
+}
+
+
+def session_metrics(r):
+    """Flattens one session's JSON into {metric: number}."""
+    m = {}
+    c = r.get('coldplug')
+    if c:
+        if c.get('ms') is not None:
+            m['coldplug_ms'] = c['ms']
+        m['coldplug_cpu_s'] = c.get('cpu_s')
+        m['coldplug_uevents'] = c.get('uevents_seen')
+        if c.get('nodes_made') is not None:
+            m['coldplug_nodes'] = c['nodes_made']
+    peaks_rss, peaks_pss = [], []
+    for n, s in (r.get('storms') or {}).items():
+        for phase in ('add', 'remove'):
+            for q in ('p50', 'p99', 'max'):
+                if s[phase].get(q) is not None:
+                    m[f'storm{n}_{phase}_{q}_ms'] = s[phase][q]
+        m[f'storm{n}_cpu_s'] = s['cpu_s']
+        m[f'storm{n}_peak_rss_kib'] = s['peak_rss_kib']
+        m[f'storm{n}_procs'] = s['peak_procs']
+        m[f'storm{n}_unmatched'] = s['add_unmatched'] + s['remove_unmatched']
+        peaks_rss.append(s['peak_rss_kib'])
+        peaks_pss.append(s['peak_pss_kib'])
+    d = r.get('drain')
+    if d:
+        if d.get('ms') is not None:
+            m[f'drain{d["count"]}_ms'] = d['ms']
+        m[f'drain{d["count"]}_cpu_s'] = d['cpu_s']
+        peaks_rss.append(d['peak_rss_kib'])
+        peaks_pss.append(d['peak_pss_kib'])
+    if peaks_rss:
+        m['peak_rss_kib'] = max(peaks_rss)
+        m['peak_pss_kib'] = max(peaks_pss)
+    ib, ia = r.get('idle_before'), r.get('idle_after')
+    if ib:
+        m['idle_rss_kib'] = ib['main_rss_kib']
+        m['idle_pss_kib'] = ib['main_pss_kib']
+        m['idle_tree_rss_kib'] = ib['rss_kib']
+    if ib and ia:
+        m['idle_rss_after_kib'] = ia['main_rss_kib']
+        m['idle_growth_kib'] = ia['main_rss_kib'] - ib['main_rss_kib']
+    if r.get('total_cpu_s') is not None:
+        m['session_cpu_s'] = r['total_cpu_s']
+    for n, s in (r.get('scale') or {}).items():
+        if s.get('exit') == 0:
+            m[f'scale{n}_ms'] = s['ms']
+            m[f'scale{n}_maxrss_kib'] = s['maxrss_kib']
+            m[f'scale{n}_us_per_device'] = s['ms'] * 1000 / s['devices']
+            m[f'scale{n}_cpu_s'] = s['cpu_s']
+    sc = {int(n): s for n, s in (r.get('scale') or {}).items() if s.get('exit') == 0}
+    if len(sc) >= 2:
+        sizes = sorted(sc)
+        lo, hi = sc[sizes[0]], sc[sizes[-1]]
+        m['scale_kib_per_device'] = (hi['maxrss_kib'] - lo['maxrss_kib']) / (hi['devices'] - lo['devices'])
+        # CPU time (not wall time: the machine is shared) per device, largest tree over the
+        # next largest: the fixed start-up cost of the smallest tree would hide a slope.
+        mid = sc[sizes[-2]]
+        if mid['cpu_s'] > 0:
+            m['scale_linearity'] = (hi['cpu_s'] / hi['devices']) / (mid['cpu_s'] / mid['devices'])
+    cl = r.get('callgrind_live') or {}
+    for k in ('coldplug_ir_per_event', 'storm_ir_per_event'):
+        if cl.get(k) is not None:
+            m[f'callgrind_live_{k}'] = cl[k]
+    cg = r.get('callgrind') or {}
+    if cg.get('ir_per_device') is not None:
+        m['callgrind_ir_per_device'] = cg['ir_per_device']
+    return {k: v for k, v in m.items() if v is not None}
+
+
+def aggregate(sessions):
+    """{peer: {metric: {'median','min','max','n','values'}}} over all sessions of each peer."""
+    vals = {}
+    for r in sessions:
+        if r.get('error'):
+            continue
+        for k, v in session_metrics(r).items():
+            vals.setdefault(r['peer'], {}).setdefault(k, []).append(v)
+    out = {}
+    for peer, metrics in vals.items():
+        out[peer] = {k: {'median': statistics.median(v), 'min': min(v), 'max': max(v), 'n': len(v),
+                         'values': v} for k, v in metrics.items()}
+    return out
+
+
+def med(summary, peer, metric):
+    try:
+        return summary[peer][metric]['median']
+    except KeyError:
+        return None
+
+
+def fmt(v):
+    if v is None:
+        return '-'
+    if isinstance(v, int) or abs(v) >= 100:
+        return f'{v:.0f}'
+    if abs(v) >= 1:
+        return f'{v:.2f}'
+    return f'{v:.3f}'
+
+
+# Rows of the main table: (metric, label). Storm/drain sizes are filled in from the run.
+def table_rows(storms, drain):
+    rows = [('coldplug_ms', 'coldplug ms (trigger + settle / last node)'),
+            ('coldplug_cpu_s', 'coldplug CPU s (daemon)'),
+            ('coldplug_uevents', 'coldplug uevents seen')]
+    for n in storms:
+        rows += [(f'storm{n}_add_p50_ms', f'storm {n} add p50 ms'),
+                 (f'storm{n}_add_p99_ms', f'storm {n} add p99 ms'),
+                 (f'storm{n}_add_max_ms', f'storm {n} add max ms'),
+                 (f'storm{n}_remove_p50_ms', f'storm {n} remove p50 ms'),
+                 (f'storm{n}_remove_p99_ms', f'storm {n} remove p99 ms'),
+                 (f'storm{n}_cpu_s', f'storm {n} CPU s (add+remove)'),
+                 (f'storm{n}_peak_rss_kib', f'storm {n} peak RSS KiB (all procs)')]
+    if drain:
+        rows += [(f'drain{drain}_ms', f'drain of {2 * drain} queued uevents ms'),
+                 (f'drain{drain}_cpu_s', 'drain CPU s')]
+    rows += [('idle_rss_kib', 'idle RSS KiB (main process)'),
+             ('idle_pss_kib', 'idle PSS KiB (main process)'),
+             ('idle_tree_rss_kib', 'idle RSS KiB (all procs)'),
+             ('peak_rss_kib', 'peak RSS KiB (all procs)'),
+             ('peak_pss_kib', 'peak PSS KiB (all procs)'),
+             ('idle_growth_kib', 'idle RSS growth after storms KiB')]
+    return rows
+
+
+def render_table(summary, peers, rows):
+    lines = []
+    head = '| figure | ' + ' | '.join(peers) + ' |'
+    lines.append(head)
+    lines.append('|' + '---|' * (len(peers) + 1))
+    for metric, label in rows:
+        cells = []
+        for p in peers:
+            s = summary.get(p, {}).get(metric)
+            if not s:
+                cells.append('-')
+            elif s['n'] == 1:
+                cells.append(fmt(s['median']))
+            else:
+                cells.append(f'{fmt(s["median"])} ({fmt(s["min"])}–{fmt(s["max"])})')
+        if any(c != '-' for c in cells):
+            lines.append(f'| {label} | ' + ' | '.join(cells) + ' |')
+    return '\n'.join(lines) if len(lines) > 2 else ''
+
+
+def scale_rows(scales):
+    rows = []
+    for n in scales:
+        rows += [(f'scale{n}_ms', f'coldplug of {n} generated devices, ms'),
+                 (f'scale{n}_us_per_device', f'  per device, us'),
+                 (f'scale{n}_cpu_s', f'  CPU s'),
+                 (f'scale{n}_maxrss_kib', f'  max RSS KiB')]
+    rows += [('scale_kib_per_device', 'memory per device (largest vs smallest tree), KiB'),
+             ('scale_linearity', 'CPU per device, largest / next largest tree'),
+             ('callgrind_ir_per_device', 'instructions per device (callgrind, 1000 vs 100 devices)')]
+    return rows
+
+
+def scale_table(summary, scales):
+    peers = [p for p in summary if any(k.startswith('scale') or k.startswith('callgrind_ir') for k in summary[p])]
+    if not peers:
+        return ''
+    return 'Generated sysfs (--once):\n\n' + render_table(summary, peers, scale_rows(scales))
+
+
+CALLGRIND_ROWS = [('callgrind_live_coldplug_ir_per_event', 'instructions per uevent, live coldplug'),
+                  ('callgrind_live_storm_ir_per_event', 'instructions per uevent, loop-device adds')]
+
+
+def callgrind_table(summary):
+    peers = [p for p in summary if any(k.startswith('callgrind_live') for k in summary[p])]
+    if not peers:
+        return ''
+    return ('The daemon under callgrind (one run):\n\n' + render_table(summary, peers, CALLGRIND_ROWS))
+
+
+def render_ratios(summary, rows):
+    lines = []
+    for dm, others in DEVMAN_PEERS.items():
+        if dm not in summary:
+            continue
+        others = [o for o in others if o in summary]
+        body = []
+        for metric, label in rows:
+            a = med(summary, dm, metric)
+            if a is None:
+                continue
+            cells = []
+            for o in others:
+                b = med(summary, o, metric)
+                cells.append(f'{a / b:.3f}x' if b and b > 0 else '-')
+            if any(c != '-' for c in cells):
+                body.append(f'| {label} | ' + ' | '.join(cells) + ' |')
+        if body:
+            lines.append(f'\n{dm} / peer (ratio of medians, < 1 means devman is lower):\n')
+            lines.append('| figure | ' + ' | '.join(others) + ' |')
+            lines.append('|' + '---|' * (len(others) + 1))
+            lines += body
+    return '\n'.join(lines)
+
+
+def check_targets(summary, storm, drain):
+    """PEERS.md's targets for devman. Returns [(target, value text, verdict)], verdict PASS,
+    FAIL or N/A (devman or the peer was not measured)."""
+    out = []
+
+    def ratio(name, dm, metric, peer, limit, peer_metric=None):
+        a, b = med(summary, dm, metric), med(summary, peer, peer_metric or metric)
+        if a is None or b is None or b == 0:
+            out.append((name, '-', 'N/A'))
+        else:
+            r = a / b
+            out.append((name, f'{fmt(a)} / {fmt(b)} = {r:.3f}x (limit {limit}x)', 'PASS' if r <= limit else 'FAIL'))
+
+    def absolute(name, dm, metric, limit, cmp=lambda v, lim: v <= lim, unit=''):
+        a = med(summary, dm, metric)
+        if a is None:
+            out.append((name, '-', 'N/A'))
+        else:
+            out.append((name, f'{fmt(a)}{unit} (limit {fmt(limit)}{unit})', 'PASS' if cmp(a, limit) else 'FAIL'))
+
+    s = f'storm{storm}'
+    ratio('coldplug, empty rules <= 1.2x floor', 'devman-empty', 'coldplug_ms', 'floor', 1.2)
+    ratio('coldplug, stock rules <= 0.25x systemd-udevd', 'devman-stock', 'coldplug_ms', 'udevd-stock', 0.25)
+    ratio(f'storm {storm} add p99 <= 0.1x systemd-udevd (stock)', 'devman-stock', f'{s}_add_p99_ms', 'udevd-stock', 0.1)
+    ratio(f'storm {storm} add p50 <= 0.2x systemd-udevd (stock)', 'devman-stock', f'{s}_add_p50_ms', 'udevd-stock', 0.2)
+    if drain:
+        ratio(f'drain of {2 * drain} queued uevents <= 0.25x systemd-udevd (stock)', 'devman-stock',
+              f'drain{drain}_ms', 'udevd-stock', 0.25)
+    ratio(f'storm {storm} CPU <= 0.25x systemd-udevd (stock)', 'devman-stock', f'{s}_cpu_s', 'udevd-stock', 0.25)
+    absolute('idle RSS, stock rules <= 2 MiB', 'devman-stock', 'idle_rss_kib', 2048, unit=' KiB')
+    absolute('peak RSS (all processes), stock rules <= 4 MiB', 'devman-stock', 'peak_rss_kib', 4096, unit=' KiB')
+    absolute('idle RSS, empty rules within 0.3 MiB of mdevd (ref. 1310 KiB)', 'devman-empty', 'idle_rss_kib',
+             REFERENCE['mdevd_idle_rss_kib'] + 307, unit=' KiB')
+    for dm in ('devman-empty', 'devman-stock'):
+        a = med(summary, dm, 'idle_growth_kib')
+        worst = None
+        if dm in summary and 'idle_growth_kib' in summary[dm]:
+            worst = max(abs(summary[dm]['idle_growth_kib']['min']), abs(summary[dm]['idle_growth_kib']['max']))
+        out.append((f'no growth ({dm}): idle RSS after storms = before +- 8 KiB',
+                    '-' if a is None else f'worst {fmt(worst)} KiB over runs',
+                    'N/A' if a is None else ('PASS' if worst <= 8 else 'FAIL')))
+    for dm in ('devman-empty', 'devman-stock'):
+        absolute(f'scale ({dm}): CPU per device at the largest tree <= 1.5x that at the next largest',
+                 dm, 'scale_linearity', 1.5, unit='x')
+        absolute(f'scale ({dm}): model memory <= 1 KiB per device', dm, 'scale_kib_per_device', 1.0,
+                 unit=' KiB')
+    return out
+
+
+def render_targets(targets):
+    lines = ['| target | measured | verdict |', '|---|---|---|']
+    lines += [f'| {t} | {v} | {verdict} |' for t, v, verdict in targets]
+    return '\n'.join(lines)
+
+
+def render_all(doc):
+    """The whole text report of a saved run (bench/run prints it; bench/compare FILE reprints it)."""
+    args, meta = doc['args'], doc['meta']
+    summary = report_summary(doc)
+    drain = args['drain'] if 'drain' in args['workloads'] else None
+    rows = table_rows(args['storms'], drain)
+    out = [f'\n# devman bench — {meta["commit"]}, {meta["date"]}, kernel {meta["kernel"]}, '
+           f'{args["runs"]} run(s), {meta.get("seconds", "?")} s\n',
+           'Medians over runs (min–max).\n', render_table(summary, args['peers'], rows) or '(no live figures)']
+    for extra in (scale_table(summary, args['scales']), callgrind_table(summary)):
+        if extra:
+            out.append('\n' + extra)
+    sizes = doc.get('sizes')
+    if sizes:
+        out.append('\n| program | files | size KiB | stripped KiB |\n|---|---|---|---|')
+        for name, s in sizes.items():
+            out.append(f'| {name} | {" ".join(os.path.basename(f) for f in s["files"])} | {s["bytes"] // 1024} | '
+                       f'{s["stripped_bytes"] // 1024} |')
+        dm, ud = sizes.get('devman'), sizes.get('systemd-udevd')
+        if dm and ud:
+            out.append(f'\ndevman / systemd-udevd installed size (stripped): '
+                       f'{dm["stripped_bytes"] / ud["stripped_bytes"]:.3f}x')
+    ratios = render_ratios(summary, rows + scale_rows(args['scales']) + CALLGRIND_ROWS)
+    if ratios:
+        out.append(ratios)
+    out.append('\nTargets (PEERS.md):\n')
+    out.append(render_targets(check_targets(summary, max(args['storms']), drain)))
+    return '\n'.join(out)
+
+
+def report_summary(doc):
+    # Recomputed from the sessions, so an old file is shown with today's figures and targets.
+    return aggregate(doc['sessions'])
+
+
+# ---------------------------------------------------------------- plots
+
+def plot(doc, sessions, outdir, stem):
+    """Latency CDF of the largest storm's adds, and the scaling curve. Returns the PNG paths."""
+    if not shutil.which('gnuplot'):
+        return []
+    pngs = []
+    storm = str(max(doc['args']['storms']))
+    lat = {}
+    for r in sessions:
+        v = ((r.get('storms') or {}).get(storm) or {}).get('add_latencies_ms')
+        if v:
+            lat.setdefault(r['peer'], []).extend(v)
+    datdir = os.path.join(outdir, stem + '.data')
+    os.makedirs(datdir, exist_ok=True)
+    if lat:
+        plots = []
+        for peer, v in lat.items():
+            v = sorted(x for x in v if x > 0)
+            path = os.path.join(datdir, f'lat-{peer}.dat')
+            with open(path, 'w') as f:
+                for i, x in enumerate(v):
+                    f.write(f'{x} {(i + 1) / len(v)}\n')
+            plots.append(f"'{path}' using 1:2 with lines lw 2 title '{DAEMONS[peer]['label']}'")
+        png = os.path.join(outdir, stem + '-latency.png')
+        script = f"""set terminal pngcairo size 1000,600
+set output '{png}'
+set title 'Storm of {storm} loop devices: kernel uevent -> node made (or udev event processed)'
+set logscale x
+set xlabel 'latency, ms (log)'
+set ylabel 'fraction of devices'
+set key bottom right
+set grid
+plot {', '.join(plots)}
+"""
+        if subprocess.run(['gnuplot'], input=script, text=True).returncode == 0:
+            pngs.append(png)
+    scale = {}
+    for r in sessions:
+        for n, s in (r.get('scale') or {}).items():
+            if s.get('exit') == 0:
+                scale.setdefault(r['peer'], {}).setdefault(int(n), []).append(s)
+    if scale:
+        t_plots, m_plots = [], []
+        for peer, by_n in scale.items():
+            path = os.path.join(datdir, f'scale-{peer}.dat')
+            with open(path, 'w') as f:
+                for n in sorted(by_n):
+                    ms = statistics.median(s['ms'] for s in by_n[n])
+                    rss = statistics.median(s['maxrss_kib'] for s in by_n[n])
+                    cpu = statistics.median(s['cpu_s'] for s in by_n[n])
+                    f.write(f'{n} {ms} {cpu} {rss}\n')
+            label = DAEMONS[peer]['label']
+            t_plots.append(f"'{path}' using 1:2 with linespoints lw 2 title '{label}, wall'")
+            t_plots.append(f"'{path}' using 1:($3*1000) with linespoints dt 2 lw 2 title '{label}, CPU'")
+            m_plots.append(f"'{path}' using 1:($4/1024) with linespoints lw 2 title '{label}'")
+        png = os.path.join(outdir, stem + '-scaling.png')
+        script = f"""set terminal pngcairo size 1000,900
+set output '{png}'
+set multiplot layout 2,1 title 'Coldplug of a generated sysfs tree (--once); log-log: linear scaling is a slope of 1'
+set logscale xy
+set grid
+set key top left
+set xlabel 'devices'
+set ylabel 'ms'
+plot {', '.join(t_plots)}
+set ylabel 'max RSS, MiB'
+plot {', '.join(m_plots)}
+unset multiplot
+"""
+        if subprocess.run(['gnuplot'], input=script, text=True).returncode == 0:
+            pngs.append(png)
+    return pngs
+
+
+# ---------------------------------------------------------------- comparison of two saved runs
+
+def compare(a, b):
+    sa, sb = a['summary'], b['summary']
+    lines = [f"A: {a['meta'].get('commit', '?')} {a['meta'].get('date', '')}",
+             f"B: {b['meta'].get('commit', '?')} {b['meta'].get('date', '')}", '',
+             '| peer | figure | A median | B median | B/A |', '|---|---|---|---|---|']
+    for peer in sorted(set(sa) & set(sb)):
+        for metric in sorted(set(sa[peer]) & set(sb[peer])):
+            x, y = sa[peer][metric]['median'], sb[peer][metric]['median']
+            ratio = f'{y / x:.3f}' if x else '-'
+            lines.append(f'| {peer} | {metric} | {fmt(x)} | {fmt(y)} | {ratio} |')
+    for peer in sorted(set(sa) ^ set(sb)):
+        lines.append(f'| {peer} | (only in {"A" if peer in sa else "B"}) | | | |')
+    return '\n'.join(lines)
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)

@@ -1,0 +1,45 @@
+#!/bin/sh
+# A hanging PROGRAM does not delay events of other devices: devmand (live kernel, private roots)
+# gets a `change` for null, whose rule runs a program that sleeps, and then one for zero, whose
+# rule only RUNs a marker. zero's event must complete while null's program still runs; null's
+# event completes when its program ends (or is killed at the event timeout).
+# Usage: hanging-program.sh BUILDDIR
+set -u
+build=${1:?build dir}
+[ "$(id -u)" -eq 0 ] || { echo "not root: skipped"; exit 77; }
+tmp=$(mktemp -d /tmp/devman-hang.XXXXXX)
+dev=$tmp/dev; run=$tmp/run
+mkdir -p "$dev" "$tmp/rules"
+pass=0; fail=0
+ok() { pass=$((pass + 1)); echo "ok - $*"; }
+nok() { fail=$((fail + 1)); echo "FAIL - $*"; }
+daemon=""
+cleanup() { [ -n "$daemon" ] && kill "$daemon" 2>/dev/null && wait "$daemon" 2>/dev/null; rm -rf "$tmp"; }
+trap cleanup EXIT INT TERM
+cat > "$tmp/rules/50-hang.rules" <<RULES
+ACTION=="change", KERNEL=="null", PROGRAM=="/bin/sh -c 'sleep 4; echo slow'", RESULT=="slow", RUN+="/bin/touch $tmp/null-done"
+ACTION=="change", KERNEL=="zero", RUN+="/bin/touch $tmp/zero-done"
+RULES
+"$build/daemon/devmand" --dev "$dev" --run "$run" --rules-dir "$tmp/rules" --log-level=notice 2>"$tmp/log" &
+daemon=$!
+adm() { "$build/daemon/devmanadm" --dev "$dev" --run "$run" "$@"; }
+for _ in $(seq 200); do adm control --ping --timeout=1 2>/dev/null && break; sleep 0.05; done
+
+t0=$(date +%s%N)
+echo change > /sys/devices/virtual/mem/null/uevent
+echo change > /sys/devices/virtual/mem/zero/uevent
+for _ in $(seq 300); do [ -e "$tmp/zero-done" ] && break; sleep 0.01; done
+t1=$(date +%s%N)
+zero_ms=$(( (t1 - t0) / 1000000 ))
+[ -e "$tmp/zero-done" ] && [ ! -e "$tmp/null-done" ] && [ $zero_ms -lt 2000 ] \
+    && ok "zero's event completed in $zero_ms ms while null's program still ran" \
+    || nok "zero's event waited ($zero_ms ms, null done: $([ -e "$tmp/null-done" ] && echo yes || echo no))"
+[ -e "$run/queue" ] && ok "the queue is still busy with null's event" || nok "queue empty too early"
+adm settle --timeout=30
+t2=$(date +%s%N)
+null_ms=$(( (t2 - t0) / 1000000 ))
+[ -e "$tmp/null-done" ] && [ $null_ms -ge 3500 ] && ok "null's event completed after its program ($null_ms ms)" \
+    || nok "null's event: done=$([ -e "$tmp/null-done" ] && echo yes || echo no) after $null_ms ms"
+kill -0 "$daemon" && ok "daemon alive" || nok "daemon died"
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]

@@ -1,0 +1,265 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * devman's hwdb reader and compiler against systemd 252's, on Debian's real database:
+ *  - devman's reader on /lib/udev/hwdb.bin answers exactly like libsystemd's sd-hwdb;
+ *  - devman's compiler and systemd-hwdb compile the same sources (Debian's hwdb.d, copied into
+ *    a private root) into databases that both readers answer identically from.
+ * The lookup strings are derived from the match lines of the sources (globs instantiated in
+ * several ways) plus this machine's own modaliases, so nearly every record is exercised.
+ */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "hwdb-compile.h"
+#include "hwdb-format.h"
+#include "hwdb-oracle.h"
+#include "hwdb.h"
+#include "log.h"
+#include "macros.h"
+#include "test-util.h"
+
+#define DEBIAN_BIN "/lib/udev/hwdb.bin"
+#define DEBIAN_SRC "/lib/udev/hwdb.d"
+
+/* keep: use every keep-th match line of the sources (1: all). */
+static void lookup_strings(struct strlist *l, unsigned keep)
+{
+        static const char *const fixed[] = {
+                "usb:v046DpC52B*",
+                "usb:v046DpC52B",
+                "usb:v046DpC52Bd1211dc00dsc00dp00ic03isc01ip01in00",
+                "usb:v1D6Bp0002d0515dc09dsc00dp03ic09isc00ip00in00",
+                "pci:v00008086d00001237sv00001AF4sd00001100bc06sc00i00",
+                "evdev:input:b0003v046DpC52Be0111-e0,1,2,4,k71,72,73,r6,a20,m4,l0,1,2,3,4,",
+                "evdev:atkbd:dmi:bvnLENOVO:bvrN1EET:bd01/01/2020:svnLENOVO:pn20HRCTO1WW:pvrThinkPadX1Carbon5th:",
+                "mouse:usb:v046dp4041:name:Logitech MX Master:",
+                "keyboard:name:AT Translated Set 2 keyboard:dmi:bvnLENOVO:svnLENOVO:pnThinkPad:",
+                "",
+                "*",
+        };
+        for (size_t i = 0; i < ELEMENTSOF(fixed); i++)
+                strlist_add(l, fixed[i]);
+
+        /* Non-ASCII and very long strings take the reader's unpruned path. */
+        strlist_add(l, "mouse:usb:v046dp4041:name:Caf\xc3\xa9 Trackball \xff:");
+        strlist_add(l, "evdev:name:Kensington \xe2\x80\x9cTrackball\xe2\x80\x9d:phys:usb-0000:00:14.0-2/input0:ev:17:");
+        char *huge = malloc(20001);
+        CHECK(huge != NULL);
+        if (huge) {
+                strcpy(huge, "evdev:atkbd:dmi:bvnLENOVO:svnLENOVO:pn");
+                size_t n = strlen(huge);
+                memset(huge + n, 'X', 20000 - n - 1);
+                strcpy(huge + 20000 - 2, ":");
+                strlist_add(l, huge);
+                free(huge);
+        }
+
+        /* This machine's DMI string, as udev's hwdb builtin would look it up. */
+        FILE *f = fopen("/sys/class/dmi/id/modalias", "re");
+        if (f) {
+                char *line = NULL;
+                size_t n = 0;
+                if (getline(&line, &n, f) > 0) {
+                        line[strcspn(line, "\n")] = '\0';
+                        strlist_add(l, line);
+                        char *s;
+                        if (asprintf(&s, "evdev:atkbd:%s", line) >= 0) {
+                                strlist_add(l, s);
+                                free(s);
+                        }
+                }
+                free(line);
+                fclose(f);
+        }
+        modaliases_from_dir(l, DEBIAN_SRC, keep);
+}
+
+/* Compares the two readers over all lookup strings; returns how many lookups had results. */
+static size_t compare(const char *what, struct hwdb *dm, sd_hwdb *sd, sd_hwdb *sd_expected, const struct strlist *l)
+{
+        size_t mismatches = 0, nonempty = 0;
+
+        for (size_t i = 0; i < l->n; i++) {
+                char *expected = render_systemd(sd_expected, l->v[i]);
+                char *got = dm ? render_devman(dm, l->v[i]) : render_systemd(sd, l->v[i]);
+                CHECK(expected != NULL);
+                CHECK(got != NULL);
+                if (expected && got) {
+                        if (!streq(expected, got)) {
+                                if (mismatches++ < 5)
+                                        fprintf(stderr, "%s: lookup \"%s\"\n--- expected\n%s--- got\n%s", what,
+                                                l->v[i], expected, got);
+                        } else if (*expected)
+                                nonempty++;
+                }
+                free(expected);
+                free(got);
+        }
+        CHECK_INT(mismatches, 0);
+        fprintf(stderr, "%s: %zu lookups, %zu with properties, %zu mismatches\n", what, l->n, nonempty,
+                mismatches);
+        return nonempty;
+}
+
+static void test_reader_on_debian_bin(void)
+{
+        struct strlist l = {0};
+        struct hwdb *dm = NULL;
+        sd_hwdb *sd = NULL;
+
+        lookup_strings(&l, 1);
+        CHECK(l.n > 10000);
+        CHECK_INT(hwdb_open(NULL, DEBIAN_BIN, &dm), 0);
+        CHECK_INT(sd_hwdb_new_from_path(DEBIAN_BIN, &sd), 0);
+        if (dm && sd) {
+                size_t nonempty = compare("devman reader vs sd-hwdb on " DEBIAN_BIN, dm, NULL, sd, &l);
+                /* Most derived strings match their own record at least. */
+                CHECK(nonempty > l.n / 2);
+        }
+
+        /* The default search finds a database on this machine, the one systemd's finds. */
+        struct hwdb *def = NULL;
+        CHECK_INT(hwdb_open(NULL, NULL, &def), 0);
+        hwdb_free(def);
+
+        hwdb_free(dm);
+        sd_hwdb_unref(sd);
+        strlist_done(&l);
+}
+
+static int run(const char *cmd)
+{
+        int st = system(cmd);
+        return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Copies Debian's hwdb sources into dir. */
+static void copy_sources(const char *dir)
+{
+        DIR *d = opendir(DEBIAN_SRC);
+        struct dirent *de;
+        size_t copied = 0;
+
+        CHECK(d != NULL);
+        mkdir_p(dir);
+        while (d && (de = readdir(d))) {
+                if (de->d_name[0] == '.')
+                        continue;
+                char *from, *to;
+                CHECK(asprintf(&from, DEBIAN_SRC "/%s", de->d_name) > 0);
+                CHECK(asprintf(&to, "%s/%s", dir, de->d_name) > 0);
+                CHECK_INT(copy_file(from, to), 0);
+                copied++;
+                free(from);
+                free(to);
+        }
+        if (d)
+                closedir(d);
+        CHECK(copied > 10);
+}
+
+static void test_compilers_agree(void)
+{
+        char root[] = "/tmp/test-hwdb-debian.XXXXXX";
+        struct strlist l = {0};
+        char *srcdir, *sys_bin, *dm_bin, *cmd;
+
+        CHECK(mkdtemp(root) != NULL);
+        CHECK(asprintf(&srcdir, "%s" DEBIAN_SRC, root) > 0);
+        CHECK(asprintf(&sys_bin, "%s/etc/udev/hwdb.bin", root) > 0);
+        CHECK(asprintf(&dm_bin, "%s/devman-hwdb.bin", root) > 0);
+        mkdir_p(srcdir);
+
+        /* The same sources for both compilers, in a private root. */
+        copy_sources(srcdir);
+
+        CHECK(asprintf(&cmd, "systemd-hwdb update --root='%s'", root) > 0);
+        CHECK_INT(run(cmd), 0);
+        free(cmd);
+        CHECK_INT(hwdb_update(root, dm_bin, true), 0);
+
+        /* A quarter of the records keeps the three comparisons quick under sanitizers. */
+        lookup_strings(&l, 4);
+        CHECK(l.n > 10000);
+
+        sd_hwdb *sd_sys = NULL, *sd_dm = NULL;
+        struct hwdb *dm_sys = NULL, *dm_dm = NULL;
+        CHECK_INT(sd_hwdb_new_from_path(sys_bin, &sd_sys), 0);
+        CHECK_INT(sd_hwdb_new_from_path(dm_bin, &sd_dm), 0);
+        CHECK_INT(hwdb_open(NULL, sys_bin, &dm_sys), 0);
+        CHECK_INT(hwdb_open(NULL, dm_bin, &dm_dm), 0);
+        if (sd_sys && sd_dm && dm_sys && dm_dm) {
+                /* systemd's reader on devman's database == on systemd's own */
+                CHECK(compare("sd-hwdb on devman's hwdb.bin vs on systemd-hwdb's", NULL, sd_dm, sd_sys, &l) >
+                      l.n / 2);
+                /* devman's reader on systemd-hwdb's database */
+                compare("devman reader on systemd-hwdb's hwdb.bin", dm_sys, NULL, sd_sys, &l);
+                /* devman's reader on devman's database */
+                compare("devman reader on devman's hwdb.bin", dm_dm, NULL, sd_sys, &l);
+        }
+
+        /* The default search below a root finds <root>/etc/udev/hwdb.bin first. */
+        struct hwdb *def = NULL;
+        CHECK_INT(hwdb_open(root, NULL, &def), 0);
+        if (def)
+                CHECK_STR(hwdb_get_path(def), sys_bin);
+        hwdb_free(def);
+
+        hwdb_free(dm_sys);
+        hwdb_free(dm_dm);
+        sd_hwdb_unref(sd_sys);
+        sd_hwdb_unref(sd_dm);
+        strlist_done(&l);
+        rm_rf_tmp(root);
+        free(srcdir);
+        free(sys_bin);
+        free(dm_bin);
+}
+
+/* `udevadm hwdb --update` writes the old format (value entries without source file, line
+ * and priority; later entries simply win): devman's reader follows sd-hwdb there too. */
+static void test_v1_format(void)
+{
+        char root[] = "/tmp/test-hwdb-debian.XXXXXX";
+        struct strlist l = {0};
+        char *srcdir, *bin, *cmd;
+
+        CHECK(mkdtemp(root) != NULL);
+        CHECK(asprintf(&srcdir, "%s" DEBIAN_SRC, root) > 0);
+        CHECK(asprintf(&bin, "%s/etc/udev/hwdb.bin", root) > 0);
+        copy_sources(srcdir);
+        CHECK(asprintf(&cmd, "udevadm hwdb --update --root='%s' 2>/dev/null", root) > 0);
+        CHECK_INT(run(cmd), 0);
+        free(cmd);
+
+        FILE *f = fopen(bin, "re");
+        uint8_t hdr[HWDB_HEADER_SIZE];
+        CHECK(f && fread(hdr, 1, sizeof(hdr), f) == sizeof(hdr));
+        if (f)
+                fclose(f);
+        CHECK_INT(hwdb_rd64(hdr + HWDB_HDR_VALUE_ENTRY_SIZE), HWDB_VALUE_V1_SIZE);
+
+        lookup_strings(&l, 4);
+        sd_hwdb *sd = NULL;
+        struct hwdb *dm = NULL;
+        CHECK_INT(sd_hwdb_new_from_path(bin, &sd), 0);
+        CHECK_INT(hwdb_open(NULL, bin, &dm), 0);
+        if (sd && dm) {
+                CHECK(compare("devman reader on udevadm's v1 hwdb.bin", dm, NULL, sd, &l) > l.n / 2);
+                const struct hwdb_property *p;
+                CHECK(hwdb_lookup(dm, "usb:v1D6Bp0002", &p) > 0);
+                CHECK(p && p[0].filename == NULL && p[0].line == 0);
+        }
+        hwdb_free(dm);
+        sd_hwdb_unref(sd);
+        strlist_done(&l);
+        rm_rf_tmp(root);
+        free(srcdir);
+        free(bin);
+}
+
+TEST_MAIN(TEST(test_reader_on_debian_bin), TEST(test_compilers_agree), TEST(test_v1_format))

@@ -1,0 +1,241 @@
+#!/bin/sh
+# Guest /init of the vm suite (busybox sh). Boots like a minimal distro, runs one device
+# manager, and reports what it made after coldplug and after each hot-plug step.
+#
+# Kernel command line:
+#   vmtest.manager=udevd|devman   which device manager to run
+#   vmtest.dev=devtmpfs|tmpfs      what to mount on /dev (tmpfs starts EMPTY)
+# Channels (private nodes under /vmtest, never in /dev, so /dev holds only what the manager
+# and the kernel made):
+#   /vmtest/ctl  ttyS1: line protocol with the host ("REQ <action>" -> "OK <action>")
+#   /vmtest/out  hvc0 (virtio console): the report, written to a file on the host
+# Everything the guest says for a human goes to the kernel console (ttyS0).
+
+export PATH=/usr/sbin:/usr/bin
+# No pager, no colours: udevadm and libinput write into the report, not to a terminal.
+export SYSTEMD_PAGER=cat PAGER=cat SYSTEMD_COLORS=0 TERM=dumb
+umask 022
+
+log() { echo "vmtest: $*"; }
+warn() {
+    log "$*"
+    echo "@@WARN $*" >&4
+}
+die() {
+    echo "vmtest: FATAL: $*"
+    [ -w /vmtest/out ] && echo "@@FATAL $*" >&4
+    [ -w /vmtest/ctl ] && echo "FATAL $*" >&3
+    sync
+    reboot -f
+    sleep 60
+}
+
+mount -t proc -o nosuid,nodev,noexec proc /proc
+mount -t sysfs -o nosuid,nodev,noexec sysfs /sys
+
+manager=udevd
+devfs=devtmpfs
+preload=0
+# shellcheck disable=SC2013 # the command line is one line of words
+for arg in $(cat /proc/cmdline); do
+    case "$arg" in
+    vmtest.preload=1) preload=1 ;;
+    vmtest.manager=*) manager=${arg#vmtest.manager=} ;;
+    vmtest.dev=*) devfs=${arg#vmtest.dev=} ;;
+    esac
+done
+log "manager=$manager dev=$devfs"
+
+case "$devfs" in
+devtmpfs) mount -t devtmpfs -o nosuid,mode=0755 devtmpfs /dev || die "mount devtmpfs" ;;
+tmpfs) mount -t tmpfs -o nosuid,mode=0755 dev /dev || die "mount tmpfs on /dev" ;;
+*) die "unknown vmtest.dev=$devfs" ;;
+esac
+mount -t tmpfs -o nosuid,nodev,mode=0755 run /run
+mount -t tmpfs -o nosuid,nodev tmp /tmp
+[ "$devfs" = tmpfs ] && [ -n "$(ls -A /dev)" ] && die "/dev tmpfs is not empty"
+
+# Init loads, like an initramfs does: the report channel (virtio console), what has no
+# modalias (uinput), and the USB host controllers in a fixed order, because USB bus numbers
+# (usb1, usb2 in every devpath below them) follow the order the drivers bind. Everything else
+# (disks, NICs, HID, evdev, usb-storage on hot-plug) is left to the manager's kmod builtin.
+for m in virtio_pci virtio_console uinput ehci_pci xhci_pci; do
+    modprobe "$m" || die "modprobe $m"
+done
+# Debugging aid (DEVMAN_VM_PRELOAD=1): every module the hardware needs, before the manager.
+if [ "$preload" = 1 ]; then
+    # shellcheck disable=SC2046 # one module name per word
+    modprobe -a $(cat /vmtest/modules) || die "preloading modules"
+fi
+
+# Private node of a device from its sysfs dev attribute.
+private_node() { # NAME SYSFS-DIR
+    i=0
+    while [ ! -r "$2/dev" ]; do
+        i=$((i + 1))
+        [ $i -gt 100 ] && die "no $2/dev"
+        sleep 0.1
+    done
+    dev=$(cat "$2/dev")
+    mknod "/vmtest/$1" c "${dev%:*}" "${dev#*:}" || die "mknod /vmtest/$1"
+}
+private_node out /sys/class/tty/hvc0
+private_node ctl /sys/class/tty/ttyS1
+stty -F /vmtest/ctl raw -echo -icanon -ixon 115200 || die "stty ctl"
+exec 3<>/vmtest/ctl
+exec 4>/vmtest/out
+
+# Ask the host for a hot-plug action and wait for its answer.
+host() { # ACTION
+    echo "REQ $1" >&3
+    read -r answer <&3
+    answer=$(echo "$answer" | tr -d '\r')
+    [ "$answer" = "OK $1" ] || die "host answered '$answer' to $1"
+}
+
+uptime_s() { cut -d' ' -f1 /proc/uptime; }
+
+case "$manager" in
+udevd)
+    start_manager() { /usr/lib/systemd/systemd-udevd --daemon; }
+    trigger() { udevadm trigger --type="$1" --action=add; }
+    settle() { udevadm settle --timeout=60; }
+    ;;
+devman)
+    command -v devmand >/dev/null || die "devmand is not in this initramfs"
+    start_manager() { devmand --daemon; }
+    trigger() { devmanadm trigger --type="$1" --action=add; }
+    settle() { devmanadm settle --timeout=60; }
+    ;;
+*) die "unknown vmtest.manager=$manager" ;;
+esac
+
+# Wait until exactly COUNT paths match the sysfs glob PATTERN: 60 s, generous for a loaded TCG
+# guest. A device that never comes is reported (@@WARN) and the boot goes on, so the report
+# still shows what the manager did; after the first time-out the others wait 5 s, keeping a
+# boot with a broken manager bounded.
+wait_limit=600
+wait_count() { # COUNT PATTERN
+    i=0
+    while :; do
+        n=0
+        for p in $2; do [ -e "$p" ] && n=$((n + 1)); done
+        [ "$n" -eq "$1" ] && return 0
+        i=$((i + 1))
+        if [ $i -gt $wait_limit ]; then
+            warn "time-out waiting for $1 of $2 (have $n)"
+            wait_limit=50
+            return 1
+        fi
+        sleep 0.1
+    done
+}
+
+# Snapshot of /dev: path|type|mode|user|group|major:minor(hex)|inode; links: path|link|'path' -> 'target'
+dump_dev() {
+    echo "@@SECTION dev"
+    find /dev -xdev ! -type l -exec stat -c '%n|%F|%a|%U|%G|%t:%T|%i' {} + | sort
+    find /dev -xdev -type l -exec stat -c '%n|link|%N' {} + | sort
+}
+
+# What a step left: /dev, the udev database as files and as udevadm reads it, what libinput
+# (a libudev client) sees, loaded modules and network interfaces. Few processes: under TCG
+# every fork costs.
+dump() { # STEP
+    echo "@@STEP $1"
+    echo "@@UPTIME $(uptime_s)"
+    dump_dev
+    echo "@@SECTION datafiles"
+    find /run/udev/data -type f 2>/dev/null | sort
+    echo "@@SECTION data"
+    grep -H '' /run/udev/data/* 2>/dev/null
+    echo "@@SECTION tags"
+    find /run/udev/tags -mindepth 2 2>/dev/null | sed 's|^/run/udev/tags/||' | sort
+    echo "@@SECTION run"
+    find /run/udev -maxdepth 1 2>/dev/null | sort
+    echo "@@SECTION exportdb"
+    udevadm info --export-db | cat
+    echo "@@SECTION libinput"
+    libinput list-devices 2>&1 | cat
+    echo "@@SECTION modules"
+    cut -d' ' -f1 /proc/modules | sort
+    echo "@@SECTION net"
+    ls -1 /sys/class/net
+    echo "@@ENDSTEP $1"
+}
+
+# Counts of virtio and SCSI disks the host's hardware gives (qemu.py): at boot one virtio disk
+# and the SATA disk; the USB stick is only hot-plugged, so sd names never race between the
+# AHCI and USB probes. Waited for after settle: some drivers probe asynchronously.
+blocks_settled() { # VD SD
+    wait_count "$1" '/sys/class/block/vd?' || :
+    wait_count "$2" '/sys/class/block/sd?' || :
+}
+
+# What must exist before the boot counts as settled: disks and their partitions, the USB
+# keyboard's and tablet's event devices, both NICs.
+coldplug_settled() {
+    blocks_settled 1 1
+    wait_count 2 '/sys/class/block/vda[12]' || :
+    wait_count 1 '/sys/class/block/sd?1' || :
+    wait_count 2 '/sys/bus/usb/drivers/usbhid/*/*/input/input*/event*' || :
+    wait_count 3 '/sys/class/net/*' || :
+}
+
+[ "$devfs" = devtmpfs ] && { echo "@@STEP before"; dump_dev; echo "@@ENDSTEP before"; } >&4
+
+t_start=$(uptime_s)
+start_manager || die "could not start $manager"
+trigger subsystems || warn "trigger --type=subsystems failed"
+trigger devices || warn "trigger --type=devices failed"
+settle || warn "settle failed"
+t_settle=$(uptime_s)
+coldplug_settled
+settle || warn "settle failed"
+t_ready=$(uptime_s)
+echo "@@TIMING start=$t_start settle=$t_settle ready=$t_ready" >&4
+log "settled: start $t_start settle $t_settle ready $t_ready"
+dump coldplug >&4
+
+host disk-add
+blocks_settled 2 1
+settle || warn "settle failed"
+dump disk-add >&4
+
+host disk-remove
+blocks_settled 1 1
+settle || warn "settle failed"
+dump disk-remove >&4
+
+host usb-add
+blocks_settled 1 2
+settle || warn "settle failed"
+dump usb-add >&4
+
+host usb-remove
+blocks_settled 1 1
+settle || warn "settle failed"
+dump usb-remove >&4
+
+count_events() { n=0; for p in /sys/class/input/event*; do [ -e "$p" ] && n=$((n + 1)); done; echo $n; }
+before=$(count_events)
+uinput-device --name devman-vm-uinput >/tmp/uinput.out 2>&1 &
+uinput_pid=$!
+wait_count $((before + 1)) '/sys/class/input/event*' || :
+settle || warn "settle failed"
+dump uinput-add >&4
+
+kill -TERM "$uinput_pid"
+wait "$uinput_pid" || warn "uinput-device failed: $(cat /tmp/uinput.out)"
+wait_count "$before" '/sys/class/input/event*' || :
+settle || warn "settle failed"
+dump uinput-remove >&4
+
+# The kernel log (and what the manager logged to kmsg), for whoever reads report.txt.
+{ echo "@@DMESG"; dmesg; } >&4
+echo "@@DONE" >&4
+echo "DONE" >&3
+log "done"
+sync
+reboot -f
+sleep 60
