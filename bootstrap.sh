@@ -83,8 +83,9 @@ test)
     if [ ! -f build-fuzz/build.ninja ]; then
         CC=clang meson setup build-fuzz -Dfuzzing=true -Db_sanitize=address,undefined -Db_lundef=false
     fi
-    ninja -C build-fuzz tests/fuzz/fuzz-uevent tests/fuzz/fuzz-rules tests/fuzz/fuzz-db tests/fuzz/fuzz-ctrl
-    echo "== suite: fuzz-run (libFuzzer, ${DEVMAN_FUZZ_SECONDS:-45} s per target)"
+    ninja -C build-fuzz tests/fuzz/fuzz-uevent tests/fuzz/fuzz-rules tests/fuzz/fuzz-db tests/fuzz/fuzz-ctrl \
+        tests/fuzz/fuzz-hwdb
+    echo "== suite: fuzz-run (libFuzzer, ${DEVMAN_FUZZ_SECONDS:-40} s per target)"
     meson test -C build-fuzz --no-rebuild --print-errorlogs --suite fuzz-run
     echo "== suite: vm (real kernels under qemu)"
     meson test -C build --print-errorlogs --suite vm
