@@ -47,7 +47,7 @@ mkdir -p "$dev"
 log=$tmp/vg-live.log
 valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99 --log-file="$log" \
     --child-silent-after-fork=yes "$build/daemon/devmand" --dev "$dev" --run "$run" --rules-dir "$src/rules" \
-    --log-level=err 2>"$tmp/live.err" &
+    --log-level=notice 2>"$tmp/live.err" &
 daemon=$!
 adm() { "$build/daemon/devmanadm" --dev "$dev" --run "$run" "$@"; }
 for _ in $(seq 600); do adm control --ping --timeout=1 2>/dev/null && break; sleep 0.1; done
@@ -59,6 +59,13 @@ made=0; for i in $(seq 0 $((N - 1))); do [ -b "$dev/loop$((base + i))" ] && made
 "$build/tests/loopctl" remove "$base" "$N" || nok "removing $N loop devices"
 adm settle --timeout=120
 left=0; for i in $(seq 0 $((N - 1))); do [ -e "$dev/loop$((base + i))" ] && left=$((left + 1)); done
+if [ "$left" -ne 0 ]; then
+    # diagnostics: still there a little later (lost) or only late (settle returned early)?
+    sleep 5
+    later=0; for i in $(seq 0 $((N - 1))); do [ -e "$dev/loop$((base + i))" ] && later=$((later + 1)); done
+    echo "  $left nodes left after settle, $later five seconds later; still in sysfs: $(ls /sys/devices/virtual/block | grep -c "^loop$((base / 100))")"
+    tail -n 20 "$tmp/live.err"
+fi
 kill "$daemon"; wait "$daemon"; rc=$?; daemon=""
 echo "  live storm: $N adds, $N changes, $N removes ($((3 * N)) uevents); $made nodes made, $left left; exit $rc, $(vg_summary "$log") error lines"
 [ "$made" -eq "$N" ] && [ "$left" -eq 0 ] && ok "the storm was processed under valgrind" || nok "storm: $made made, $left left"
