@@ -62,8 +62,12 @@ left=0; for i in $(seq 0 $((N - 1))); do [ -e "$dev/loop$((base + i))" ] && left
 if [ "$left" -ne 0 ]; then
     # diagnostics: still there a little later (lost) or only late (settle returned early)?
     sleep 5
-    later=0; for i in $(seq 0 $((N - 1))); do [ -e "$dev/loop$((base + i))" ] && later=$((later + 1)); done
-    echo "  $left nodes left after settle, $later five seconds later; still in sysfs: $(ls /sys/devices/virtual/block | grep -c "^loop$((base / 100))")"
+    later=0; insys=0
+    for i in $(seq 0 $((N - 1))); do
+        [ -e "$dev/loop$((base + i))" ] && later=$((later + 1))
+        [ -e "/sys/devices/virtual/block/loop$((base + i))" ] && insys=$((insys + 1))
+    done
+    echo "  $left nodes left after settle, $later five seconds later; $insys still in sysfs"
     tail -n 20 "$tmp/live.err"
 fi
 kill "$daemon"; wait "$daemon"; rc=$?; daemon=""
