@@ -86,8 +86,8 @@ test)
             -Dwerror=false
     fi
     ninja -C build-fuzz tests/fuzz/fuzz-uevent tests/fuzz/fuzz-rules tests/fuzz/fuzz-db tests/fuzz/fuzz-ctrl \
-        tests/fuzz/fuzz-hwdb
-    echo "== suite: fuzz-run (libFuzzer, ${DEVMAN_FUZZ_SECONDS:-40} s per target)"
+        tests/fuzz/fuzz-hwdb tests/fuzz/fuzz-hwdb-source
+    echo "== suite: fuzz-run (libFuzzer, ${DEVMAN_FUZZ_SECONDS:-35} s per target)"
     meson test -C build-fuzz --no-rebuild --print-errorlogs --suite fuzz-run
     echo "== suite: vm (real kernels under qemu)"
     meson test -C build --print-errorlogs --suite vm
