@@ -167,8 +167,12 @@ int builtin_net_setup_link(struct builtin_ctx *ctx, struct device *dev, int argc
                 log_debug("%s: %s: MACAddressPolicy=/MACAddress= are not applied by devman", dev->sysname,
                           c->filename);
 
+        /* the name may be one of dev's properties (ID_NET_NAME_*): adding one may move them */
+        _cleanup_free_ char *name_copy = name ? strdup(name) : NULL;
+        if (name && !name_copy)
+                return -ENOMEM;
         r = builtin_add_property(dev, test, "ID_NET_LINK_FILE", c->filename);
         if (r >= 0)
-                r = builtin_add_property(dev, test, "ID_NET_NAME", name);
+                r = builtin_add_property(dev, test, "ID_NET_NAME", name_copy);
         return r;
 }
