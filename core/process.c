@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "process.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <sys/sysmacros.h>
 #include <systemd/sd-event.h>
@@ -111,6 +112,12 @@ static void step_model(struct event_run *run)
                         }
                 }
         }
+        /* The event's own keys are properties while it is processed, as in udev ($env{ACTION},
+         * ENV{SEQNUM}, builtins that look at ACTION); finish() drops them again. */
+        if (props_set(&run->dev->props, "ACTION", uevent_action_to_string(action_of(run)), PROP_KERNEL) < 0 ||
+            (run->event->uevent->seqnum &&
+             props_setf(&run->dev->props, "SEQNUM", PROP_KERNEL, "%" PRIu64, run->event->uevent->seqnum) < 0))
+                run->result = log_oom();
         /* After a restart the record knows nothing of earlier events: the database does. */
         if (!run->dev->udev && ctx->run_root) {
                 r = db_read(ctx->run_root, run->dev);
@@ -487,8 +494,11 @@ static void finish(struct event_run *run)
         struct process_ctx *ctx = run->ctx;
         if (ctx->report && run->dev)
                 ctx->report(run->event, run->dev, run->exec, ctx->report_userdata);
-        if (run->dev)
+        if (run->dev) {
                 device_clear_attrs(run->dev);
+                props_set(&run->dev->props, "ACTION", NULL, 0);
+                props_set(&run->dev->props, "SEQNUM", NULL, 0);
+        }
         if (run->result < 0)
                 ctx->n_failed++;
         ctx->n_processed++;
