@@ -3,30 +3,38 @@
 
 #include <ctype.h>
 
-#include "log.h"
 #include "builtin-blkid.h"
 #include "builtin-btrfs.h"
+#include "builtin-hwdb.h"
+#include "builtin-input_id.h"
+#include "builtin-keyboard.h"
 #include "builtin-kmod.h"
 #include "builtin-net_id.h"
 #include "builtin-net_setup_link.h"
+#include "builtin-path_id.h"
 #include "builtin-uaccess.h"
+#include "builtin-usb_id.h"
 #include "cmdline.h"
+#include "log.h"
 #include "strv.h"
 
 /* Kept sorted by name. Entries with run == NULL are names known to the rules language whose
  * implementation lands in its own file later; see builtin.h. */
 static const struct builtin builtins[] = {
-        {.name = "blkid", .run = builtin_blkid, .help = "Filesystem and partition probing", .run_once = true},
-        {.name = "btrfs", .run = builtin_btrfs, .help = "btrfs volume management"},
-        {.name = "hwdb", .help = "Hardware database"},
-        {.name = "input_id", .help = "Input device properties", .run_once = true},
-        {.name = "keyboard", .help = "Keyboard scancode mapping and touchpad/pointingstick characteristics"},
-        {.name = "kmod", .run = builtin_kmod, .exit = builtin_kmod_exit, .help = "Kernel module loader"},
-        {.name = "net_id", .run = builtin_net_id, .exit = builtin_net_id_exit, .help = "Network device properties", .run_once = true},
-        {.name = "net_setup_link", .run = builtin_net_setup_link, .exit = builtin_net_setup_link_exit, .help = "Configure network link"},
-        {.name = "path_id", .help = "Compose persistent device path", .run_once = true},
-        {.name = "uaccess", .run = builtin_uaccess, .help = "Manage device node user ACL"},
-        {.name = "usb_id", .help = "USB device properties", .run_once = true},
+        {.name = "blkid", .run = builtin_blkid, .help = "Identify the filesystem or partition table on a block device (libblkid)", .run_once = true},
+        {.name = "btrfs", .run = builtin_btrfs, .help = "Tell whether every member of a btrfs volume is present"},
+        {.name = "hwdb", .run = builtin_hwdb_run, .init = builtin_hwdb_init, .exit = builtin_hwdb_exit,
+         .help = "Add the hardware database entries matching the device"},
+        /* not run-once in systemd 252 either: rules may ask again after a change */
+        {.name = "input_id", .run = builtin_input_id_run, .help = "Classify an input device from its capabilities"},
+        {.name = "keyboard", .run = builtin_keyboard_run,
+         .help = "Apply keyboard scancode remaps and input axis fixes from the hardware database"},
+        {.name = "kmod", .run = builtin_kmod, .exit = builtin_kmod_exit, .help = "Load the kernel modules the device asks for"},
+        {.name = "net_id", .run = builtin_net_id, .exit = builtin_net_id_exit, .help = "Compute predictable names for a network interface", .run_once = true},
+        {.name = "net_setup_link", .run = builtin_net_setup_link, .exit = builtin_net_setup_link_exit, .help = "Apply the matching .link file to a network interface"},
+        {.name = "path_id", .run = builtin_path_id_run, .help = "Describe the physical path to the device", .run_once = true},
+        {.name = "uaccess", .run = builtin_uaccess, .help = "Give the active session's user access to the device node"},
+        {.name = "usb_id", .run = builtin_usb_id_run, .help = "Identify a USB device: vendor, model, serial, interfaces", .run_once = true},
 };
 
 const struct builtin *builtin_lookup(const char *cmd)

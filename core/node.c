@@ -102,7 +102,8 @@ static int node_link_devnum(int devfd, const char *name, char type, dev_t devnum
         return r < 0 ? r : 0;
 }
 
-int node_add(int devfd, const char *name, char type, dev_t devnum, mode_t mode, uid_t uid, gid_t gid)
+static int node_add_full(int devfd, const char *name, char type, dev_t devnum, mode_t mode, uid_t uid, gid_t gid,
+                         bool devnum_link)
 {
         _cleanup_close_ int dirfd = -1;
         const char *leaf;
@@ -124,7 +125,7 @@ int node_add(int devfd, const char *name, char type, dev_t devnum, mode_t mode, 
 
         /* The M:m link first: it is the record that devman made this node, so a crash between
          * the two leaves at most a dangling link that reconciliation finds (reconcile.c). */
-        int link_r = node_link_devnum(devfd, name, type, devnum);
+        int link_r = devnum_link ? node_link_devnum(devfd, name, type, devnum) : 0;
 
         if (fstatat(dirfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0) {
                 if (S_ISDIR(st.st_mode))
@@ -143,6 +144,16 @@ int node_add(int devfd, const char *name, char type, dev_t devnum, mode_t mode, 
                 return r;
         changed = r;
         return link_r < 0 ? link_r : changed;
+}
+
+int node_add(int devfd, const char *name, char type, dev_t devnum, mode_t mode, uid_t uid, gid_t gid)
+{
+        return node_add_full(devfd, name, type, devnum, mode, uid, gid, true);
+}
+
+int node_add_static(int devfd, const char *name, char type, dev_t devnum, mode_t mode, uid_t uid, gid_t gid)
+{
+        return node_add_full(devfd, name, type, devnum, mode, uid, gid, false);
 }
 
 int node_remove(int devfd, const char *name, char type, dev_t devnum)

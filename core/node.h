@@ -34,6 +34,11 @@
  * could not be made, its -errno is returned and the node is in place. */
 int node_add(int devfd, const char *name, char type, dev_t devnum, mode_t mode, uid_t uid, gid_t gid);
 
+/* The same without the "char/M:m" or "block/M:m" link: for static nodes (modules.devname), made
+ * before any device exists. The M:m links are devman's record of nodes it made for devices
+ * (crash recovery removes those whose device is gone); static nodes have no device to wait for. */
+int node_add_static(int devfd, const char *name, char type, dev_t devnum, mode_t mode, uid_t uid, gid_t gid);
+
 /* Removes `name` only if it still is the node of that type and devnum, the "char/M:m" or
  * "block/M:m" link if it points to "../<name>", and the node's parent directories that are
  * left empty. Returns 1 when the node was removed, 0 when there was nothing (or something

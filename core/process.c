@@ -2,6 +2,7 @@
 #include "process.h"
 
 #include <inttypes.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <sys/sysmacros.h>
 #include <systemd/sd-event.h>
@@ -124,6 +125,17 @@ static void step_model(struct event_run *run)
                 if (r < 0)
                         log_debug_errno(r, "%s: database entry unreadable, starting afresh: %m",
                                         run->dev->devpath);
+        }
+        /* Builtins and programs open the node ($devnode: blkid, ata_id ...): on a /dev that is
+         * not a devtmpfs nobody made it yet, so it is made now with the safest access (0600
+         * root); the rules' mode and owner follow after them. */
+        struct device *d = run->dev;
+        if (ctx->rules && !ctx->dry_run && ctx->devfd >= 0 && d->devnum_type && d->devname &&
+            action_of(run) != UEVENT_REMOVE && faccessat(ctx->devfd, d->devname, F_OK, AT_SYMLINK_NOFOLLOW) < 0) {
+                r = node_add(ctx->devfd, d->devname, d->devnum_type, d->devnum, NODE_MODE_DEFAULT, 0, 0);
+                if (r < 0)
+                        log_debug_errno(r, "%s: could not make node %s before the rules: %m", d->devpath,
+                                        d->devname);
         }
         if (run->dev->udev && strv_copy(run->dev->udev->links, &run->old_links) < 0) {
                 run->result = log_oom();

@@ -737,6 +737,16 @@ static int assign_tag(struct rules_exec *x, const struct rule_line *l, const str
         return 1;
 }
 
+/* Whether the space-separated list holds word. */
+static bool word_in_list(const char *list, const char *word)
+{
+        size_t n = strlen(word);
+        for (const char *p = list; (p = strstr(p, word)); p += n)
+                if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+                        return true;
+        return false;
+}
+
 static int assign_env(struct rules_exec *x, const struct rule_token *t)
 {
         if (t->value[0] == '\0') {
@@ -752,6 +762,8 @@ static int assign_env(struct rules_exec *x, const struct rule_token *t)
         if (x->esc == ESCAPE_REPLACE)
                 format_replace_chars(v, NULL);
         const char *old = t->op == RULE_OP_ADD ? props_get(&x->dev->props, t->attr) : NULL;
+        if (old && word_in_list(old, v))
+                return 1; /* a list keeps each word once (a move event re-runs the rules on kept values) */
         if (old && asprintf(&joined, "%s %s", old, v) < 0)
                 return -ENOMEM;
         r = set_property(x->dev, t->attr, joined ? joined : v);

@@ -106,7 +106,7 @@ int verb_static_nodes(const struct adm_ctx *ctx, int argc, char **argv)
                                nodes[i].devname, nodes[i].module);
                         continue;
                 }
-                r = node_add(devfd, nodes[i].devname, nodes[i].type, nodes[i].devnum, 0600, NODE_UID_UNSET,
+                r = node_add_static(devfd, nodes[i].devname, nodes[i].type, nodes[i].devnum, 0600, NODE_UID_UNSET,
                              NODE_GID_UNSET);
                 if (r < 0) {
                         log_error_errno(r, "%s/%s (module %s): %m", ctx->dev_root, nodes[i].devname, nodes[i].module);

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "builtin.h"
 #include "log.h"
@@ -61,12 +62,21 @@ static void report(const struct event *e, struct device *d, struct rules_exec *x
         mode_t mode;
         uid_t uid;
         gid_t gid;
-        if (d->devnum_type) {
+        if (d->devnum_type && d->devname) {
+                /* what the node gets, defaults included */
                 process_node_access(d, &mode, &uid, &gid);
-                printf("MODE=%04o\nOWNER=%u\nGROUP=%u\n", (unsigned)mode, (unsigned)uid, (unsigned)gid);
+                printf("NODE=%s %c %u:%u %04o %u:%u\n", d->devname, d->devnum_type, major(d->devnum),
+                       minor(d->devnum), (unsigned)mode, (unsigned)uid, (unsigned)gid);
         }
         struct device_udev *u = d->udev;
         if (u) {
+                /* what the rules assigned */
+                if (u->mode != (mode_t)-1)
+                        printf("MODE=%04o\n", (unsigned)u->mode);
+                if (u->uid != (uid_t)-1)
+                        printf("OWNER=%u\n", (unsigned)u->uid);
+                if (u->gid != (gid_t)-1)
+                        printf("GROUP=%u\n", (unsigned)u->gid);
                 print_list("LINK", u->links);
                 if (u->link_priority)
                         printf("LINK_PRIORITY=%d\n", u->link_priority);
@@ -76,10 +86,11 @@ static void report(const struct event *e, struct device *d, struct rules_exec *x
                         printf("DB_PERSIST=1\n");
                 print_list("TAG", u->current_tags);
         }
-        size_t it = 0;
-        const char *entry;
-        while (props_next(&d->props, &it, &entry, NULL))
-                printf("PROPERTY %s\n", entry);
+        /* the properties as a client or a program sees them (with ACTION, TAGS, DEVLINKS ...) */
+        _cleanup_strv_free_ char **env = NULL;
+        if (rules_device_env(d, e->uevent->action, "/dev", &env) >= 0)
+                STRV_FOREACH(p, env)
+                        printf("PROPERTY %s\n", *p);
         const struct rules_run *run = x ? rules_exec_run_list(x, &n) : NULL;
         for (size_t i = 0; run && i < n; i++)
                 printf("RUN{%s} %s\n", run[i].builtin ? "builtin" : "program", run[i].cmd);

@@ -232,11 +232,18 @@ int verb_trigger(const struct adm_ctx *ctx, int argc, char **argv)
                 }
         }
 
+        /* Without filters nothing about the devices needs reading: the uevent files are all */
+        bool filtering = f.subsystem_match || f.subsystem_nomatch || f.sysname_match || f.sysname_nomatch ||
+                         f.property_match || f.tag_match || f.parent_match;
         for (size_t i = 0; i < n; i++) {
-                struct device *d = NULL;
-                if (model_add_from_sysfs(m, paths[i], &d) < 0 || !matches(ctx, &f, d))
-                        continue;
-                _cleanup_free_ char *syspath = device_syspath(d, ctx->sysfs_root);
+                _cleanup_free_ char *syspath = NULL;
+                if (filtering) {
+                        struct device *d = NULL;
+                        if (model_add_from_sysfs(m, paths[i], &d) < 0 || !matches(ctx, &f, d))
+                                continue;
+                        syspath = device_syspath(d, ctx->sysfs_root);
+                } else
+                        syspath = path_join(ctx->sysfs_root, paths[i]);
                 _cleanup_free_ char *uevent = syspath ? path_join(syspath, "uevent") : NULL;
                 if (!uevent) {
                         log_oom();

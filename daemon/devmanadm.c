@@ -49,13 +49,14 @@ static const struct verb verbs[] = {
         {"static-nodes", verb_static_nodes, "Create the nodes of modules that load on first open"},
         {"snapshot", verb_snapshot, "Record what devman would publish for every device (for compare)"},
         {"compare", verb_compare, "Compare two snapshots: what a class conversion changed for userspace"},
+        {"test-builtin", verb_test_builtin, "Run a builtin command on a device and show its properties"},
         {"version", verb_version, "Show the version"},
 };
 
 int adm_usage_error(const char *verb, const char *fmt, ...)
 {
         va_list ap;
-        fprintf(stderr, "devmanadm%s%s: ", verb ? " " : "", verb ? verb : "");
+        fprintf(stderr, "%s%s%s: ", program_invocation_short_name, verb ? " " : "", verb ? verb : "");
         va_start(ap, fmt);
         vfprintf(stderr, fmt, ap);
         va_end(ap);
@@ -65,7 +66,7 @@ int adm_usage_error(const char *verb, const char *fmt, ...)
 
 static void help(void)
 {
-        printf("Usage: devmanadm [--sysfs=DIR] [--dev=DIR] [--run=DIR] [--debug] VERB [OPTIONS]\n"
+        printf("Usage: %s [--sysfs=DIR] [--dev=DIR] [--run=DIR] [--debug] VERB [OPTIONS]\n"
                "\n"
                "The devman admin tool.\n"
                "\n"
@@ -76,10 +77,11 @@ static void help(void)
                "     --run=DIR     run directory (default /run/udev)\n"
                "  -d --debug       Log debug messages\n"
                "\n"
-               "Verbs:\n");
+               "Verbs:\n",
+               program_invocation_short_name);
         for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
                 printf("  %-14s %s\n", verbs[i].name, verbs[i].summary);
-        printf("\nSee 'devmanadm VERB --help' for a verb's options.\n");
+        printf("\nSee '%s VERB --help' for a verb's options.\n", program_invocation_short_name);
 }
 
 int main(int argc, char **argv)
@@ -96,7 +98,8 @@ int main(int argc, char **argv)
         struct adm_ctx ctx = {.sysfs_root = "/sys", .dev_root = "/dev", .run_root = "/run/udev"};
         int c;
 
-        log_set_ident("devmanadm");
+        /* installed as udevadm too (udev-compat-names): messages carry the name it was called by */
+        log_set_ident(program_invocation_short_name);
         log_set_max_level(LOG_WARNING);
         /* "+" stops at the first non-option: the verb's options are the verb's */
         while ((c = getopt_long(argc, argv, "+hVd", options, NULL)) >= 0) {
@@ -105,7 +108,11 @@ int main(int argc, char **argv)
                         help();
                         return 0;
                 case 'V':
-                        printf("devmanadm %s\n", DEVMAN_VERSION);
+                        /* as udevadm, the bare version udevadm prints, for scripts that parse it */
+                        if (streq(program_invocation_short_name, "udevadm"))
+                                printf("%s\n", DEVMAN_VERSION);
+                        else
+                                printf("devmanadm %s\n", DEVMAN_VERSION);
                         return 0;
                 case 'd':
                         log_set_max_level(LOG_DEBUG);

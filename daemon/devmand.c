@@ -114,7 +114,7 @@ static int parse_args(int argc, char **argv, struct devmand_args *a)
                         help();
                         return 1;
                 case 'V':
-                        printf("devmand %s\n", DEVMAN_VERSION);
+                        printf("%s %s\n", program_invocation_short_name, DEVMAN_VERSION);
                         return 1;
                 case 'd':
                         a->daemonize = true;
@@ -249,6 +249,7 @@ static int apply_args(const struct devmand_args *a, struct devman_config *c)
 struct readiness {
         int pipe_fd;  /* --daemon: tells the waiting parent we are ready */
         int ready_fd; /* --ready-fd */
+        bool log_detached; /* --daemon without --log-target: console until ready, then auto */
 };
 
 static void on_ready(void *userdata)
@@ -262,6 +263,8 @@ static void on_ready(void *userdata)
         }
         if (rd->pipe_fd >= 0) {
                 /* detached: from now on nothing goes to the terminal */
+                if (rd->log_detached)
+                        (void)log_set_target(LOG_TARGET_AUTO);
                 int null = open("/dev/null", O_RDWR | O_CLOEXEC);
                 if (null >= 0) {
                         dup2(null, STDIN_FILENO);
@@ -307,7 +310,7 @@ int main(int argc, char **argv)
         struct manager *m = NULL;
         int r, status = 1;
 
-        log_set_ident("devmand");
+        log_set_ident(program_invocation_short_name); /* devmand, or udevd (udev-compat-names) */
         r = parse_args(argc, argv, &a);
         if (r != 0) {
                 status = r > 0 ? 0 : 2;
@@ -325,10 +328,14 @@ int main(int argc, char **argv)
                 goto out;
         }
         log_set_max_level(config->log_level);
-        if (a.daemonize && a.log_target == LOG_TARGET_CONSOLE)
-                a.log_target = LOG_TARGET_AUTO;
-        if (a.log_target != LOG_TARGET_CONSOLE)
-                (void)log_set_target(a.log_target);
+        /* --daemon: errors before ready still reach whoever started it */
+        rd.log_detached = a.daemonize && a.log_target == LOG_TARGET_CONSOLE;
+        if (a.log_target != LOG_TARGET_CONSOLE) {
+                r = log_set_target(a.log_target);
+                if (r < 0) /* the logger is back on the console: say why there */
+                        log_warning_errno(r, "Cannot log to %s: %m; logging to the console",
+                                          log_target_to_string(a.log_target));
+        }
         rd.ready_fd = a.ready_fd;
         umask(022);
 

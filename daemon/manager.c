@@ -24,6 +24,7 @@
 #include "reconcile.h"
 #include "rules-load.h"
 #include "spawn.h"
+#include "static-perms.h"
 #include "strv.h"
 #include "sysfs.h"
 
@@ -805,6 +806,13 @@ int manager_run(struct manager *m, void (*on_ready)(void *userdata), void *userd
                 r = sd_event_source_set_enabled(m->start_source, SD_EVENT_OFF);
         if (r < 0)
                 return log_error_errno(r, "Cannot set up the event queue: %m"), 1;
+
+        /* nodes of modules that load on first open get the permissions rules give them */
+        r = static_perms_apply(m->devfd, m->dev_root, m->runfd, m->rules);
+        if (r < 0)
+                log_warning_errno(r, "Cannot apply static node permissions: %m");
+        else if (r > 0)
+                log_debug("Permissions applied to %d static nodes", r);
 
         r = builtin_init_all(&m->builtins);
         if (r < 0)

@@ -281,6 +281,21 @@ def pci_device(m, parent, slot, driver, vendor, device, pci_class, subsys=(0x17a
     return m.bus(parent, slot, "pci", driver=driver, module=module or driver, attrs=attrs, env=env)
 
 
+def usb_descriptors(ids, dev_class, interfaces):
+    """The raw `descriptors` attribute: device descriptor, one configuration with each
+    interface (alternate setting 0) followed by one bulk endpoint."""
+    vendor, product, bcd = ids
+    dev = bytes([18, 1, 0x00, 0x02, dev_class[0], dev_class[1], dev_class[2], 64,
+                 vendor & 0xff, vendor >> 8, product & 0xff, product >> 8, bcd & 0xff, bcd >> 8, 1, 2, 3, 1])
+    body = b""
+    for num, (icls, isub, iproto, _driver, _module) in enumerate(interfaces):
+        body += bytes([9, 4, num, 0, 1, icls, isub, iproto, 0])
+        body += bytes([7, 5, 0x81 + num, 2, 0x00, 0x02, 0])
+    total = 9 + len(body)
+    conf = bytes([9, 2, total & 0xff, total >> 8, len(interfaces), 1, 0, 0x80, 50])
+    return (dev + conf + body, 0o444)
+
+
 def usb_device(m, parent, name, busnum, devnum, ids, strings, dev_class=(0, 0, 0), speed="480",
                version=" 2.00", interfaces=(), maxchild=0, devpath=None):
     """A USB device (bus usb, devtype usb_device, driver usb), its usb_device class device
@@ -303,6 +318,7 @@ def usb_device(m, parent, name, busnum, devnum, ids, strings, dev_class=(0, 0, 0
         attrs["serial"] = serial + "\n"
     env = [("PRODUCT", "%x/%x/%x" % ids), ("TYPE", "%d/%d/%d" % dev_class),
            ("BUSNUM", "%03d" % busnum), ("DEVNUM", "%03d" % devnum)]
+    attrs["descriptors"] = usb_descriptors(ids, dev_class, interfaces)
     dev = m.bus(parent, name, "usb", devtype="usb_device", driver="usb", module="usbcore", attrs=attrs, env=env)
     m.cls(dev, "usbdev%d.%d" % (busnum, devnum), "usb_device",
           devt=("char", USB_MAJOR_DEV, (busnum - 1) * 128 + (devnum - 1)),
@@ -359,6 +375,209 @@ def net_device(m, parent, name, ifindex, address, type_=1, flags="0x1003"):
                         "dev_id": "0x0\n", "dev_port": "0\n", "operstate": "up\n", "carrier": ("1\n", 0o644),
                         **({"name_assign_type": "1\n"} if type_ == 1 else {})},
                  env=[("INTERFACE", name), ("IFINDEX", str(ifindex))])
+
+
+
+def scsi_stack(m, host_parent, hostnum, target, lun, disk, minor, channel=0, sdev_attrs=None, host=None,
+               target_parent=None, rest=None):
+    """host<N>/target<N>:<C>:<T>/<N>:<C>:<T>:<L>/block/<disk> (host and the target's parent may be
+    given); returns (host, scsi_device)."""
+    host = host or m.bus(host_parent, "host%d" % hostnum, "scsi", devtype="scsi_host")
+    tgt = m.bus(target_parent or host, "target%d:%d:%d" % (hostnum, channel, target), "scsi", devtype="scsi_target")
+    attrs = {"vendor": "ZOO     \n", "model": "Disk            \n", "rev": "0001\n", "type": "0\n"}
+    attrs.update(sdev_attrs or {})
+    sdev = m.bus(tgt, "%d:%d:%d:%d" % (hostnum, channel, target, lun), "scsi", devtype="scsi_device",
+                 driver="sd", module="sd_mod", attrs=attrs, env=[("MODALIAS", "scsi:t-0x00")])
+    if disk:
+        block_device(m, sdev, disk, 8, minor, 1000, ())
+    return host, sdev
+
+
+def add_zoo(m):
+    """--zoo: more buses and storage transports on top of the machine, for the path_id cases it
+    does not have (SAS direct, behind an expander and on a wide port; iSCSI; Fibre Channel with
+    a large LUN; Hyper-V; NVMe multipath; virtio; port multiplier; FireWire SBP-2; SCSI tape;
+    cciss; MMC; bcma; SPI; s390 ccw and AP; Xen)."""
+    pci = m.by_path["/devices/pci0000:00"]
+    # SAS HBA: a direct disk (one phy), an expander with a disk, a wide port (four phys)
+    hba = pci_device(m, pci, "0000:03:00.0", "mpt3sas", 0x1000, 0x0097, 0x010700)
+    host7 = m.bus(hba, "host7", "scsi", devtype="scsi_host")
+    port0 = m.plain(host7, "port-7:0")
+    m.cls(port0, "port-7:0", "sas_port", attrs={"num_phys": "1\n"})
+    end0 = m.plain(port0, "end_device-7:0")
+    m.cls(end0, "end_device-7:0", "sas_device", attrs={"sas_address": "0x5000c50012345671\n", "phy_identifier": "3\n"})
+    scsi_stack(m, None, 7, 0, 0, "sdc", 32, host=host7, target_parent=end0)
+    port1 = m.plain(host7, "port-7:1")
+    m.cls(port1, "port-7:1", "sas_port", attrs={"num_phys": "4\n"})
+    exp = m.plain(port1, "expander-7:0")
+    m.cls(exp, "expander-7:0", "sas_device", attrs={"sas_address": "0x500605b0000272bf\n", "phy_identifier": "0\n"})
+    port2 = m.plain(exp, "port-7:0:0")
+    m.cls(port2, "port-7:0:0", "sas_port", attrs={"num_phys": "1\n"})
+    end1 = m.plain(port2, "end_device-7:0:0")
+    m.cls(end1, "end_device-7:0:0", "sas_device", attrs={"sas_address": "0x5000c50012345672\n",
+                                                          "phy_identifier": "5\n"})
+    scsi_stack(m, None, 7, 1, 0, "sdd", 48, host=host7, target_parent=end1)
+    port3 = m.plain(exp, "port-7:0:1")
+    m.cls(port3, "port-7:0:1", "sas_port", attrs={"num_phys": "4\n"})
+    end2 = m.plain(port3, "end_device-7:0:1")
+    m.cls(end2, "end_device-7:0:1", "sas_device", attrs={"sas_address": "0x5000c50012345673\n",
+                                                          "phy_identifier": "8\n"})
+    scsi_stack(m, None, 7, 2, 0, "sde", 64, host=host7, target_parent=end2)
+
+    # iSCSI (software initiator: hosts hang below /devices/platform)
+    platform = m.by_path["/devices/platform"]
+    host8 = m.bus(platform, "host8", "scsi", devtype="scsi_host")
+    session = m.plain(host8, "session1")
+    m.cls(session, "session1", "iscsi_session", attrs={"targetname": "iqn.2024-01.org.example:storage\n"})
+    conn = m.plain(session, "connection1:0")
+    m.cls(conn, "connection1:0", "iscsi_connection", attrs={"persistent_address": "192.0.2.10\n",
+                                                             "persistent_port": "3260\n"})
+    scsi_stack(m, None, 8, 0, 0, "sdf", 80, host=host8, target_parent=session)
+
+    # Fibre Channel, LUN 16385 (beyond peripheral addressing)
+    fc = pci_device(m, pci, "0000:04:00.0", "qla2xxx", 0x1077, 0x2532, 0x0c0400)
+    host9 = m.bus(fc, "host9", "scsi", devtype="scsi_host")
+    rport = m.plain(host9, "rport-9:0-0")
+    _, fc_sdev = scsi_stack(m, None, 9, 0, 16385, "sdg", 96, host=host9, target_parent=rport)
+    m.cls(fc_sdev.parent, "target9:0:0", "fc_transport", attrs={"port_name": "0x50060e8007e2c000\n",
+                                                                 "node_name": "0x50060e8007e2c001\n"})
+
+    # Hyper-V storage below the VMBus ACPI device
+    acpi_bus = m.by_path["/devices/LNXSYSTM:00/LNXSYBUS:00"]
+    vmbus_acpi = m.bus(acpi_bus, "VMBUS:00", "acpi", attrs={"hid": "VMBUS\n", "modalias": "acpi:VMBUS:\n"},
+                       env=[("MODALIAS", "acpi:VMBUS:")])
+    guid = "f8b3781a-1e82-4818-a1c3-63d806ec15bb"
+    vm = m.bus(vmbus_acpi, guid, "vmbus", driver="hv_storvsc", module="hv_storvsc",
+               attrs={"device_id": "{%s}\n" % guid, "class_id": "{ba6163d9-04a1-4d29-b605-72e2ffb1dc7f}\n"})
+    scsi_stack(m, vm, 10, 0, 0, "sdh", 112)
+
+    # NVMe with multipathing: the namespace below the virtual subsystem device
+    nvme_pci = pci_device(m, pci, "0000:05:00.0", "nvme", 0x144d, 0xa80a, 0x010802)
+    m.cls(nvme_pci, "nvme1", "nvme", devt=("char", 241, 1), attrs={"transport": "pcie\n"})
+    subsys = m.cls(None, "nvme-subsys1", "nvme-subsystem", attrs={"subsysnqn": "nqn.2024-01.org.example:n1\n"})
+    block_device(m, subsys, "nvme1n1", 259, 8, 1000, (500,), part_sep="p")
+
+    # virtio block
+    virtio_pci = pci_device(m, pci, "0000:00:02.0", "virtio-pci", 0x1af4, 0x1042, 0x018000, module="virtio_pci")
+    virtio = m.bus(virtio_pci, "virtio0", "virtio", driver="virtio_blk", module="virtio_blk",
+                   attrs={"device": "0x0002\n", "vendor": "0x1af4\n"}, env=[("MODALIAS", "virtio:d00000002v00001AF4")])
+    block_device(m, virtio, "vda", 254, 0, 1000, (500,))
+
+    # a disk behind a SATA port multiplier (channel = PMP port)
+    ahci = m.by_path["/devices/pci0000:00/0000:00:1f.2"]
+    ata2 = m.plain(ahci, "ata2", devtype="ata_port")
+    m.cls(ata2, "ata2", "ata_port", attrs={"port_no": "2\n", "nr_pmp_links": "15\n"})
+    scsi_stack(m, ata2, 1, 0, 0, "sdi", 128, channel=2)
+
+    # FireWire SBP-2 disk, and a SCSI tape with its mode variants
+    ohci = pci_device(m, pci, "0000:06:00.0", "firewire_ohci", 0x104c, 0x8023, 0x0c0010)
+    fw = m.bus(ohci, "fw1.0", "firewire", driver="firewire_sbp2", module="firewire_sbp2")
+    scsi_stack(m, fw, 11, 0, 0, "sdj", 144, sdev_attrs={"ieee1394_id": "0001d20000123456:0:0\n"})
+    tape_hba = pci_device(m, pci, "0000:06:01.0", "mptspi", 0x1000, 0x0030, 0x010000)
+    _, tape = scsi_stack(m, tape_hba, 12, 3, 0, None, 0, sdev_attrs={"type": "1\n"})
+    for i, name in enumerate(("st0", "st0l", "nst0", "nst0a", "stl", "nsta")):
+        m.cls(tape, name, "scsi_tape", devt=("char", 9, 128 * (i // 2) + (i % 2) * 128 + i))
+
+    # Compaq Smart Array: block device names with a '!' (cciss/c0d0)
+    cciss = pci_device(m, pci, "0000:07:00.0", "cciss", 0x103c, 0x3230, 0x010400)
+    ctrl = m.plain(cciss, "cciss0")
+    c0d0 = m.bus(ctrl, "c0d0", "cciss")
+    m.cls(c0d0, "cciss!c0d0", "block", devt=("block", 104, 0), devname="cciss/c0d0", devtype="disk",
+          attrs={"size": "1000\n"})
+
+    # SD card on a PCI SDHCI controller
+    sdhci = pci_device(m, pci, "0000:00:1e.6", "sdhci-pci", 0x8086, 0x9d2d, 0x080501, module="sdhci_pci")
+    mmc0 = m.cls(sdhci, "mmc0", "mmc_host")
+    card = m.bus(mmc0, "mmc0:aaaa", "mmc", driver="mmcblk", module="mmc_block", devtype="SD",
+                 attrs={"name": "SC32G\n", "serial": "0x12345678\n", "type": "SD\n"}, env=[("MMC_TYPE", "SD")])
+    block_device(m, card, "mmcblk0", 179, 0, 1000, (500,), part_sep="p")
+
+    # Broadcom bcma core with a network interface
+    bcma_pci = pci_device(m, pci, "0000:08:00.0", "bcma-pci-bridge", 0x14e4, 0x4331, 0x028000, module="bcma")
+    core = m.bus(bcma_pci, "bcma0:1", "bcma", driver="b43", module="b43")
+    net_device(m, core, "wlan0", 7, "00:11:22:33:44:55")
+
+    # SPI: a serial port on chip select 1 of a platform SPI controller
+    spi_ctrl = m.bus(platform, "fe204000.spi", "platform", driver="spi-bcm2835", module="spi_bcm2835",
+                     env=[("MODALIAS", "of:NspiT(null)Cbrcm,bcm2835-spi")])
+    master = m.cls(spi_ctrl, "spi0", "spi_master")
+    sc16 = m.bus(master, "spi0.1", "spi", driver="sc16is7xx", module="sc16is7xx", env=[("MODALIAS", "spi:sc16is752")])
+    m.cls(sc16, "ttySC0", "tty", devt=("char", 239, 0))
+
+    # s390: a DASD on a channel subsystem device, a crypto queue on the AP bus
+    css = m.plain(None, "css0")
+    sch = m.bus(css, "0.0.0000", "css", driver="io_subchannel", module="ccw")
+    dasd = m.bus(sch, "0.0.0100", "ccw", driver="dasd-eckd", module="dasd_eckd_mod",
+                 env=[("CU_TYPE", "3990"), ("MODALIAS", "ccw:t3990m0Edt3390dm0C")])
+    block_device(m, dasd, "dasda", 94, 0, 1000, (500,))
+    ap = m.plain(None, "ap")
+    card00 = m.bus(ap, "card00", "ap", driver="cex4card", module="zcrypt_cex4",
+                   attrs={"type": "CEX7C\n", "ap_functions": "0x92000000\n"})
+    queue = m.bus(card00, "00.0005", "ap", driver="cex4queue", module="zcrypt_cex4")
+    m.cls(queue, "zcrypt0", "misc", devt=("char", 10, 60))
+
+    # Xen: a paravirtual disk (xen is a known parent but no transport: no path for the disk)
+    vbd = m.bus(None, "vbd-51712", "xen", driver="vbd", module="xen_blkfront", devtype="vbd",
+                env=[("XENBUS_TYPE", "vbd"), ("MODALIAS", "xen:vbd")])
+    block_device(m, vbd, "xvda", 202, 0, 1000, ())
+    xen_con = m.bus(None, "console-0", "xen", driver="xenconsole", devtype="console")
+    m.cls(xen_con, "hvc1", "tty", devt=("char", 229, 1))
+
+    # USB devices with awkward strings on bus 1: invalid UTF-8, '/', trailing blanks, a product
+    # longer than udev's 63-byte buffers, a serial with a comma (not used); an ATAPI CD whose
+    # SCSI vendor is blank; a webcam without any strings and repeated interface classes
+    usb1 = m.by_path["/devices/pci0000:00/0000:00:1d.0/usb1"]
+    odd, _ = usb_device(m, usb1, "1-1", 1, 2, (0x1234, 0xabcd, 0x0102), ("", "", "AB,CD"),
+                        interfaces=[(3, 1, 1, "usbhid", "usbhid")])
+    odd.attrs["manufacturer"] = (b"Ven\xffdor / Inc.\t \n", 0o444)
+    odd.attrs["product"] = (("Very Long Product Name " * 4).encode() + b"\n", 0o444)
+    _, (cd_if,) = usb_device(m, usb1, "1-2", 1, 3, (0x0bda, 0x0151, 0x5864), ("Generic", "External DVD", "0000000001"),
+                             interfaces=[(8, 2, 0x50, "usb-storage", "usb_storage")])
+    scsi_stack(m, cd_if, 13, 0, 0, "sdk", 160, sdev_attrs={"type": "5\n", "vendor": "        \n",
+                                                          "model": "DVD-RW DVR-K17  \n", "rev": "1.0 \n"})
+    usb_device(m, usb1, "1-3", 1, 4, (0x046d, 0x0825, 0x0012), ("", "", ""), dev_class=(0xef, 2, 1),
+               interfaces=[(0x0e, 1, 0, "uvcvideo", "uvcvideo"), (0x0e, 2, 0, "uvcvideo", "uvcvideo"),
+                           (0x0e, 2, 0, "uvcvideo", "uvcvideo"), (1, 1, 0, "snd-usb-audio", "snd_usb_audio")])
+
+    # input devices at the edges of input_id's rules, below a platform device
+    BUS_I2C, BTN_0, BTN_JOYSTICK, KEY_OK, BTN_DPAD_UP, BTN_TRIGGER_HAPPY1 = 0x18, 0x100, 0x120, 0x160, 0x220, 0x2c0
+    KEY_POWER, ABS_MT_SLOT_ = 116, 0x2f
+    edge = m.bus(platform, "input-edges", "platform", driver="edges", module="edges")
+    cases = [
+        ("I2C mouse", BUS_I2C, {"ev": [EV_SYN, EV_KEY, EV_REL], "key": [BTN_LEFT, BTN_RIGHT], "rel": [REL_X, REL_Y]}, ()),
+        ("Mouse with 19 buttons", BUS_USB, {"ev": [EV_SYN, EV_KEY, EV_REL], "key": range(BTN_LEFT, BTN_JOYSTICK + 3),
+                                            "rel": [REL_X, REL_Y, REL_WHEEL]}, ()),
+        ("Wheel", BUS_USB, {"ev": [EV_SYN, EV_REL], "rel": [REL_WHEEL, REL_HWHEEL]}, ()),
+        ("Media keys", BUS_USB, {"ev": [EV_SYN, EV_KEY], "key": [KEY_OK, KEY_OK + 1]}, ()),
+        ("Tablet with pad", BUS_USB, {"ev": [EV_SYN, EV_KEY, EV_ABS], "key": [BTN_0, BTN_STYLUS],
+                                      "abs": [ABS_X, ABS_Y]}, ()),
+        ("Rudder", BUS_USB, {"ev": [EV_SYN, EV_ABS], "abs": [ABS_RX, ABS_RY]}, ()),
+        ("Absolute mouse", BUS_USB, {"ev": [EV_SYN, EV_KEY, EV_ABS], "key": [BTN_LEFT], "abs": [ABS_X, ABS_Y]}, ()),
+        ("MT touchscreen", BUS_I2C, {"ev": [EV_SYN, EV_KEY, EV_ABS], "key": [BTN_TOUCH, BTN_TOOL_FINGER],
+                                     "abs": [ABS_MT_SLOT_, ABS_MT_POSITION_X, ABS_MT_POSITION_Y]}, (PROP_DIRECT,)),
+        ("Every axis", BUS_USB, {"ev": [EV_SYN, EV_ABS], "abs": range(0, 0x40)}, ()),
+        ("D-pad", BUS_USB, {"ev": [EV_SYN, EV_KEY], "key": [BTN_DPAD_UP]}, ()),
+        ("Trigger happy", BUS_USB, {"ev": [EV_SYN, EV_KEY], "key": [BTN_TRIGGER_HAPPY1]}, ()),
+        ("Power button and lid", BUS_HOST, {"ev": [EV_SYN, EV_KEY, EV_SW], "key": [KEY_POWER], "sw": [SW_LID]}, ()),
+        ("Nothing", BUS_HOST, {"ev": [EV_SYN]}, ()),
+        ("I2C absolute mouse", BUS_I2C, {"ev": [EV_SYN, EV_KEY, EV_ABS], "key": [BTN_LEFT], "abs": [ABS_X, ABS_Y]}, ()),
+        ("Pad ring", BUS_USB, {"ev": [EV_SYN, EV_KEY, EV_REL], "key": [BTN_0, BTN_0 + 1], "rel": [REL_WHEEL]}, ()),
+        ("Pad ring with joystick buttons", BUS_USB, {"ev": [EV_SYN, EV_KEY, EV_REL],
+                                                     "key": [BTN_0, BTN_0 + 1, BTN_JOYSTICK, BTN_JOYSTICK + 1],
+                                                     "rel": [REL_WHEEL]}, ()),
+        ("Keyboard with joystick buttons", BUS_USB, {"ev": [EV_SYN, EV_KEY],
+                                                     "key": list(range(1, 128)) + [BTN_JOYSTICK, BTN_JOYSTICK + 1]}, ()),
+        ("Two-button stick", BUS_USB, {"ev": [EV_SYN, EV_KEY], "key": [BTN_JOYSTICK, BTN_JOYSTICK + 1]}, ()),
+        ("Tablet with two pad buttons", BUS_USB, {"ev": [EV_SYN, EV_KEY, EV_ABS], "key": [BTN_0, BTN_0 + 1],
+                                                  "abs": [ABS_X, ABS_Y]}, ()),
+        ("Touchpad with buttons", BUS_I2C, {"ev": [EV_SYN, EV_KEY, EV_ABS],
+                                            "key": [BTN_LEFT, BTN_TOOL_FINGER, BTN_TOUCH],
+                                            "abs": [ABS_X, ABS_Y, ABS_MT_POSITION_X, ABS_MT_POSITION_Y]},
+         (PROP_POINTER,)),
+    ]
+    for i, (name, bus, caps, props) in enumerate(cases):
+        input_device(m, edge, 20 + i, name, "edges/input%d" % i, (bus, 0x1234, 0x100 + i, 1), caps, props=props)
+    return m
 
 
 def build_machine():
@@ -426,9 +645,15 @@ def build_machine():
         parent = parent or serio[1]
         stype = "06" if idx == 0 else "01"
         modalias = "serio:ty%spr00id00ex00" % stype
+        sattrs = {"description": desc + "\n", "modalias": modalias + "\n", "id/type": stype + "\n",
+                  "id/proto": "00\n", "id/id": "00\n", "id/extra": "00\n"}
+        # what the keyboard builtin writes: atkbd's force-release list, the TrackPoint's sensitivity
+        if driver == "atkbd":
+            sattrs["force_release"] = ("369-370\n", 0o644)
+        if idx == 2:
+            sattrs["sensitivity"] = ("128\n", 0o644)
         serio.append(m.bus(parent, "serio%d" % idx, "serio", driver=driver, module=driver,
-                           attrs={"description": desc + "\n", "modalias": modalias + "\n", "id/type": stype + "\n",
-                                  "id/proto": "00\n", "id/id": "00\n", "id/extra": "00\n"},
+                           attrs=sattrs,
                            env=[("SERIO_TYPE", stype), ("SERIO_PROTO", "00"), ("SERIO_ID", "00"),
                                 ("SERIO_EXTRA", "00"), ("MODALIAS", modalias)]))
     serial8250 = m.bus(platform, "serial8250", "platform", driver="serial8250", module="8250",
@@ -568,7 +793,7 @@ class Writer:
         self.mkdir(os.path.dirname(path))
         fd = os.open(self.real(path), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
         try:
-            os.write(fd, content.encode())
+            os.write(fd, content if isinstance(content, bytes) else content.encode())
         finally:
             os.close(fd)
 
@@ -779,6 +1004,8 @@ def main(argv):
     ap.add_argument("--break", dest="break_kind", choices=sorted(BREAKS), help="write a broken conversion")
     ap.add_argument("--scale", type=int, metavar="N", help="generate N synthetic devices instead of the machine")
     ap.add_argument("--manifest", metavar="FILE", help="write a JSON manifest of the device table")
+    ap.add_argument("--zoo", action="store_true",
+                    help="add more buses and storage transports (SAS, iSCSI, FC, Hyper-V, NVMe multipath, ...)")
     ap.add_argument("outdir")
     args = ap.parse_args(argv)
 
@@ -793,6 +1020,10 @@ def main(argv):
 
     os.umask(0)
     m = build_scale(args.scale) if args.scale is not None else build_machine()
+    if args.zoo:
+        if args.scale is not None:
+            ap.error("--zoo and --scale exclude each other")
+        add_zoo(m)
     root = os.path.abspath(args.outdir)
     os.makedirs(root, 0o755, exist_ok=True)
     (write_converted if args.layout == "converted" else write_legacy)(m, root)

@@ -83,7 +83,9 @@ if [ "$(id -u)" -eq 0 ]; then
     check "fuse is c 10:229 0600" '[ "$(stat -c "%F %t:%T %a %u" "$tmp/dev/fuse")" = "character special file a:e5 600 0" ]'
     check "snd/timer is c 116:33" '[ "$(stat -c "%F %t:%T" "$tmp/dev/snd/timer")" = "character special file 74:21" ]'
     check "fakeblk is b 250:7" '[ "$(stat -c "%F %t:%T" "$tmp/dev/fakeblk")" = "block special file fa:7" ]'
-    check "char/10:229 link" '[ "$(readlink "$tmp/dev/char/10:229")" = "../fuse" ]'
+    # static nodes get no char/M:m link: those record nodes made for devices, and crash recovery
+    # removes the ones whose device is gone (a static node has no device until its module loads)
+    check "no char/10:229 link for a static node" '[ ! -e "$tmp/dev/char/10:229" ] && [ ! -L "$tmp/dev/char/10:229" ]'
     "$build/daemon/devmanadm" --dev "$tmp/dev" static-nodes --root "$tmp/root"; rc=$?
     check "second run keeps them" '[ $rc -eq 0 ] && [ -c "$tmp/dev/fuse" ]'
     printf 'good good c1:3\nbroken line\nesc ../escape c1:5\n' >"$tmp/bad.devname"

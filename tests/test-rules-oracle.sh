@@ -46,6 +46,14 @@ run_udev() {
         mount -t tmpfs none "$tmp/dev"
         touch "$tmp/dev/null"
         mount --bind /dev/null "$tmp/dev/null"
+        # the device under test gets its node, so builtins that open it (blkid) see it
+        if [ -z "$fake" ] && [ -r "$dev/dev" ] && [ -r "$dev/uevent" ]; then
+            name=$(sed -n "s/^DEVNAME=//p" "$dev/uevent")
+            mm=$(cat "$dev/dev")
+            case "$(readlink -f "$dev/subsystem")" in */block) t=b ;; *) t=c ;; esac
+            [ -n "$name" ] && [ ! -e "$tmp/dev/$name" ] && mkdir -p "$tmp/dev/$(dirname "$name")" &&
+                mknod "$tmp/dev/$name" $t "${mm%:*}" "${mm#*:}"
+        fi
         mount --bind "$tmp/dev" /dev
         mount -t tmpfs none /run
         for d in /etc/udev/rules.d /usr/lib/udev/rules.d /lib/udev/rules.d /usr/local/lib/udev/rules.d; do

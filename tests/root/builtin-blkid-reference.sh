@@ -75,8 +75,14 @@ img[17 * 2048:17 * 2048 + 7] = b"\xffCD001\x01"
 open(sys.argv[1], "wb").write(img)
 PY
 
+# losetup, retried briefly: a detach is lazy while anything still holds the device open
+attach() {
+    for _ in $(seq 100); do losetup "$@" 2>/dev/null && return 0; sleep 0.05; done
+    losetup "$@"
+}
+
 compare() { # image, builtin command line
-    losetup "$loop" "$tmp/$1" || { nok "$1: losetup"; return; }
+    attach "$loop" "$tmp/$1" || { nok "$1: losetup"; return; }
     udevadm test-builtin "$2" "/sys/block/loop$base" 2>/dev/null | grep '=' | sort >"$tmp/ref"
     DEVMAN_LOG_LEVEL=err "$build/tests/builtin-run" "/sys/block/loop$base" "$2" >"$tmp/mine" 2>"$tmp/err"
     rc=$?
@@ -119,7 +125,7 @@ compare_partition() { # image, start, size, number, expected ID_PART_ENTRY_SCHEM
     img=$1
     rm -rf "$tmp/fsys"
     fake_sysfs "$tmp/fsys" "$2" "$3" "$4"
-    losetup "$loop" "$tmp/$img" && losetup --offset $(($2 * 512)) --sizelimit $(($3 * 512)) "/dev/loop$part" "$tmp/$img" ||
+    attach "$loop" "$tmp/$img" && attach --offset $(($2 * 512)) --sizelimit $(($3 * 512)) "/dev/loop$part" "$tmp/$img" ||
         { nok "$img: losetup"; return; }
     unshare -m --propagation private sh -c "mount --bind '$tmp/fsys' /sys || exit 1
         export SYSTEMD_DEVICE_VERIFY_SYSFS=0 SYSTEMD_LOG_LEVEL=err DEVMAN_LOG_LEVEL=err
@@ -148,7 +154,7 @@ compare_partition dos2.img 10240 22528 2 dos ID_FS_LABEL=DOSPART
 
 # btrfs ready: the same answer (or the same refusal) as the reference on the same loop device;
 # without a btrfs-control node the volume is not ready
-losetup "$loop" "$tmp/ext4.img"
+attach "$loop" "$tmp/ext4.img"
 ref=$(udevadm test-builtin "btrfs ready $loop" "/sys/block/loop$base" 2>/dev/null | grep '=' ); rrc=$?
 mine=$(DEVMAN_LOG_LEVEL=err "$build/tests/builtin-run" "/sys/block/loop$base" "btrfs ready $loop" 2>/dev/null); mrc=$?
 if [ "$ref" = "$mine" ] && { [ $rrc -eq 0 ] || [ -z "$ref" ]; } && { [ $mrc -eq 0 ] || [ -z "$mine" ]; }; then
@@ -161,7 +167,7 @@ if [ "$("$build/tests/builtin-run" --dev-root "$tmp/nodev" "/sys/block/loop$base
     ok "no btrfs-control: not ready"; else nok "no btrfs-control"; fi
 losetup -d "$loop"
 # something must have been found where we put it (guards against both sides printing nothing)
-losetup "$loop" "$tmp/ext4.img"
+attach "$loop" "$tmp/ext4.img"
 if DEVMAN_LOG_LEVEL=err "$build/tests/builtin-run" "/sys/block/loop$base" blkid | grep -qx 'ID_FS_TYPE=ext4'; then
     ok "ext4 found"; else nok "ext4 not found"; fi
 losetup -d "$loop"

@@ -5,6 +5,8 @@
 # Kernel command line:
 #   vmtest.manager=udevd|devman   which device manager to run
 #   vmtest.dev=devtmpfs|tmpfs      what to mount on /dev (tmpfs starts EMPTY)
+#   vmtest.start=rcs               devman only: start and coldplug through the installed rcS
+#                                  snippet (/usr/share/devman/devman.rcS), as busybox init would
 # Channels (private nodes under /vmtest, never in /dev, so /dev holds only what the manager
 # and the kernel made):
 #   /vmtest/ctl  ttyS1: line protocol with the host ("REQ <action>" -> "OK <action>")
@@ -36,15 +38,17 @@ mount -t sysfs -o nosuid,nodev,noexec sysfs /sys
 manager=udevd
 devfs=devtmpfs
 preload=0
+start=init.sh
 # shellcheck disable=SC2013 # the command line is one line of words
 for arg in $(cat /proc/cmdline); do
     case "$arg" in
     vmtest.preload=1) preload=1 ;;
     vmtest.manager=*) manager=${arg#vmtest.manager=} ;;
     vmtest.dev=*) devfs=${arg#vmtest.dev=} ;;
+    vmtest.start=rcs) start=devman.rcS ;;
     esac
 done
-log "manager=$manager dev=$devfs"
+log "manager=$manager dev=$devfs start=$start"
 
 case "$devfs" in
 devtmpfs) mount -t devtmpfs -o nosuid,mode=0755 devtmpfs /dev || die "mount devtmpfs" ;;
@@ -109,6 +113,25 @@ devman)
     ;;
 *) die "unknown vmtest.manager=$manager" ;;
 esac
+
+# Start the manager, coldplug, settle.
+coldplug() {
+    start_manager || die "could not start $manager"
+    trigger subsystems || warn "trigger --type=subsystems failed"
+    trigger devices || warn "trigger --type=devices failed"
+    settle || warn "settle failed"
+}
+if [ "$start" = devman.rcS ]; then
+    [ "$manager" = devman ] || die "vmtest.start=rcs is for devman"
+    rcs=/usr/share/devman/devman.rcS
+    [ -x $rcs ] || die "$rcs is not in this initramfs"
+    # what an rcS does: run the snippet; it reports problems on stderr and always goes on
+    coldplug() {
+        $rcs 2>/tmp/rcs.err
+        [ -s /tmp/rcs.err ] && warn "devman.rcS said: $(cat /tmp/rcs.err)"
+        devmanadm control --ping --timeout=10 || die "devmand does not answer after devman.rcS"
+    }
+fi
 
 # Wait until exactly COUNT paths match the sysfs glob PATTERN: 60 s, generous for a loaded TCG
 # guest. A device that never comes is reported (@@WARN) and the boot goes on, so the report
@@ -185,10 +208,8 @@ coldplug_settled() {
 [ "$devfs" = devtmpfs ] && { echo "@@STEP before"; dump_dev; echo "@@ENDSTEP before"; } >&4
 
 t_start=$(uptime_s)
-start_manager || die "could not start $manager"
-trigger subsystems || warn "trigger --type=subsystems failed"
-trigger devices || warn "trigger --type=devices failed"
-settle || warn "settle failed"
+echo "@@STARTED-BY $start" >&4
+coldplug
 t_settle=$(uptime_s)
 coldplug_settled
 settle || warn "settle failed"

@@ -234,19 +234,39 @@ def add_libinput(cpio):
         cpio.file(os.path.join(share, f), "usr/share/libinput/" + f, 0o644)
 
 
-def add_devman(cpio, devmand, devmanadm, rules_dir):
-    """devman's programs (when built) and its own rules, next to Debian's rules so both
-    managers read the same set."""
+RCS_PATH = "usr/share/devman/devman.rcS"
+
+
+def add_rcs(cpio, rcs):
+    """The rcS snippet exactly as meson generated it. It calls the programs by their configured
+    paths (PREFIX/sbin/devmand, ...): those paths lead to the guest's copies."""
+    cpio.file(rcs, RCS_PATH, 0o755)
+    with open(rcs) as f:
+        text = f.read()
+    for var, guest in (("devman_devmand", "/usr/sbin/devmand"), ("devman_devmanadm", "/usr/bin/devmanadm")):
+        m = re.search(r'^%s="([^"]+)"$' % var, text, re.M)
+        if not m:
+            raise RuntimeError("%s: no %s= line" % (rcs, var))
+        path = os.path.normpath(m.group(1))
+        if usr_path(path) != guest.lstrip("/") and not cpio.has(usr_path(path)):
+            cpio.symlink(usr_path(path), guest)
+
+
+def add_devman(cpio, devmand, devmanadm, rules_dir, rcs=None):
+    """devman's programs (when built), the rcS snippet and its own rules, next to Debian's
+    rules so both managers read the same set."""
     if devmand:
         add_elf(cpio, devmand, "usr/sbin/devmand")
     if devmanadm:
         add_elf(cpio, devmanadm, "usr/bin/devmanadm")
+    if devmand and devmanadm and rcs:
+        add_rcs(cpio, rcs)
     for r in sorted(os.listdir(rules_dir)) if os.path.isdir(rules_dir) else []:
         if r.endswith(".rules"):
             cpio.file(os.path.join(rules_dir, r), "usr/lib/udev/rules.d/" + r, 0o644)
 
 
-def build(out_path, kernel, init_script, uinput_device, rules_dir, devmand=None, devmanadm=None):
+def build(out_path, kernel, init_script, uinput_device, rules_dir, devmand=None, devmanadm=None, rcs=None):
     cpio = Cpio()
     applets = add_base(cpio, init_script)
     with tempfile.TemporaryDirectory(prefix="devman-vm-modules.") as tmp:
@@ -254,7 +274,7 @@ def build(out_path, kernel, init_script, uinput_device, rules_dir, devmand=None,
     add_udev(cpio)
     add_libinput(cpio)
     add_elf(cpio, uinput_device, "usr/bin/uinput-device")
-    add_devman(cpio, devmand, devmanadm, rules_dir)
+    add_devman(cpio, devmand, devmanadm, rules_dir, rcs)
     add_busybox_applets(cpio, applets)
     cpio.write(out_path)
 

@@ -138,6 +138,8 @@ def parse(text):
             for kv in line[9:].split():
                 k, _, v = kv.partition("=")
                 result["timing"][k] = float(v)
+        elif line.startswith("@@STARTED-BY "):
+            result["started_by"] = line[13:]
         elif line.startswith("@@WARN "):
             result["warnings"].append(line[7:])
         elif line.startswith("@@FATAL "):

@@ -13,6 +13,7 @@ SAMPLE = """\
 /dev|directory|755|root|root|0:0|1
 /dev/null|character special file|666|root|root|1:3|5
 @@ENDSTEP before
+@@STARTED-BY devman.rcS
 @@TIMING start=3.25 settle=7.5 ready=7.75
 @@WARN time-out waiting for 2 of /sys/class/block/vd? (have 1)
 @@STEP coldplug
@@ -68,6 +69,7 @@ def main():
     r = report.parse(SAMPLE)
     assert r["done"] and r["fatal"] is None
     assert r["timing"] == {"start": 3.25, "settle": 7.5, "ready": 7.75}, r["timing"]
+    assert r["started_by"] == "devman.rcS", r.get("started_by")
     assert r["warnings"] == ["time-out waiting for 2 of /sys/class/block/vd? (have 1)"]
     b = r["steps"]["before"]
     assert b["dev"]["/dev/null"] == {"type": "c", "mode": "0666", "owner": "root", "group": "root",

@@ -38,6 +38,11 @@ MAX_PRINTED = 150
 BOOT_TIMEOUT = int(os.environ.get("DEVMAN_VM_TIMEOUT", "420"))
 
 
+# The devman boot on this /dev starts devman the way a busybox-init system does: through the
+# rcS snippet meson generates (units/sysvinit/devman.rcS), not by init.sh's own commands.
+RCS_DEVFS = "devtmpfs"
+
+
 def log(msg):
     print("vmtest: " + msg, file=sys.stderr, flush=True)
 
@@ -52,6 +57,7 @@ class Env:
         self.devmand = os.path.join(self.build, "daemon", "devmand")
         self.devmanadm = os.path.join(self.build, "daemon", "devmanadm")
         self.rules = os.path.join(self.source, "rules")
+        self.rcs = os.path.join(self.build, "units", "sysvinit", "devman.rcS")
         self.qemu = kmod.qemu_binary()
         self.cache = kmod.cache_dir(self.build)
         self.kernel = kmod.obtain(self.cache)
@@ -96,13 +102,16 @@ def boot(env, manager, devfs, keep_dir=None):
         initrd = os.path.join(tmp, "initrd.cpio")
         t = time.monotonic()
         initramfs.build(initrd, env.kernel, os.path.join(HERE, "init.sh"), env.uinput, env.rules,
-                        env.devmand if devman else None, env.devmanadm if devman else None)
+                        env.devmand if devman else None, env.devmanadm if devman else None,
+                        env.rcs if devman else None)
         imgs = images.make(tmp)
         log("initramfs %.1f MiB and images made in %.1f s; booting %s on %s (%s, kernel %s)" % (
             os.path.getsize(initrd) / 1048576, time.monotonic() - t, manager, devfs, accel,
             env.kernel.version))
         append = ("console=ttyS0 loglevel=5 panic=-1 rdinit=/init vmtest.manager=%s vmtest.dev=%s"
                   % (manager, devfs))
+        if manager == "devman" and devfs == RCS_DEVFS:
+            append += " vmtest.start=rcs"
         if manager == "devman" and os.environ.get("DEVMAN_VM_PRELOAD") == "1":
             append += " vmtest.preload=1"  # a debugging aid, see README.md
         error = None
@@ -230,6 +239,9 @@ def evaluate(ref, res, devfs, results_dir):
         log("FAIL: %s: %s" % (name, failed))
         return 1
     problems = ["guest: " + w for w in res["warnings"]]
+    want_start = "devman.rcS" if devfs == RCS_DEVFS else "init.sh"
+    if res.get("started_by") != want_start:
+        problems.append("started by %s, not %s" % (res.get("started_by"), want_start))
     problems += ["scenario: " + p for p in checks.scenario(res, devtmpfs=(devfs == "devtmpfs"))]
     if devfs == "devtmpfs":
         problems += ["devtmpfs: " + p for p in checks.devtmpfs_untouched(res)]
