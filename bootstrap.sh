@@ -2,7 +2,8 @@
 # devman's one entry point for a fresh Debian 12 machine.
 #   ./bootstrap.sh run    install build dependencies (as root), build, and run devmand against the
 #                         live kernel with a private /dev (coldplug, show what it made, follow events)
-#   ./bootstrap.sh test   install dependencies, build normally and with ASan+UBSan, run the whole suite
+#   ./bootstrap.sh test   install dependencies, build normally and with ASan+UBSan, run the whole suite,
+#                         then fuzz each parser for a bounded time (clang + libFuzzer, ./build-fuzz)
 #   ./bootstrap.sh deps   only install the dependencies
 #   ./bootstrap.sh build  only configure and build into ./build
 set -eu
@@ -78,6 +79,16 @@ test)
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
         meson test -C build-asan --print-errorlogs --no-suite vm --no-suite bench --no-suite soak \
         --no-suite fuzz-long --no-suite valgrind
+    # libFuzzer: only the fuzz targets are built with clang; a bounded run of each (about 3 min)
+    if [ ! -f build-fuzz/build.ninja ]; then
+        # -Werror stays with the gcc builds: clang has warnings of its own (reported, not fatal here)
+        CC=clang meson setup build-fuzz -Dfuzzing=true -Db_sanitize=address,undefined -Db_lundef=false \
+            -Dwerror=false
+    fi
+    ninja -C build-fuzz tests/fuzz/fuzz-uevent tests/fuzz/fuzz-rules tests/fuzz/fuzz-db tests/fuzz/fuzz-ctrl \
+        tests/fuzz/fuzz-hwdb tests/fuzz/fuzz-hwdb-source
+    echo "== suite: fuzz-run (libFuzzer, ${DEVMAN_FUZZ_SECONDS:-35} s per target)"
+    meson test -C build-fuzz --no-rebuild --print-errorlogs --suite fuzz-run
     echo "== suite: vm (real kernels under qemu)"
     meson test -C build --print-errorlogs --suite vm
     ;;

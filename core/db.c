@@ -145,12 +145,15 @@ static const char *db_entry_add_line(struct db_entry *e, char key, const char *v
         return r < 0 ? "out of memory" : NULL;
 }
 
+/* Malformed lines of one file logged one by one; the rest are counted. */
+#define DB_BAD_LINES_LOGGED 5
+
 /* Parses an open database file. Malformed lines are logged (with path:line) and skipped. */
 static int db_parse(FILE *f, const char *path, struct db_entry *e)
 {
         _cleanup_free_ char *line = NULL;
         size_t cap = 0;
-        unsigned lineno = 0;
+        unsigned lineno = 0, bad = 0;
         ssize_t n;
 
         errno = 0;
@@ -170,10 +173,14 @@ static int db_parse(FILE *f, const char *path, struct db_entry *e)
                         why = "not a K:value line";
                 else
                         why = db_entry_add_line(e, line[0], line + 2);
-                if (why)
+                /* a hostile file must not flood the log: the first few, then a count */
+                if (why && ++bad <= DB_BAD_LINES_LOGGED)
                         log_warning("%s:%u: %s, line ignored", path, lineno, why);
                 errno = 0;
         }
+        if (bad > DB_BAD_LINES_LOGGED)
+                log_warning("%s: %u more malformed lines ignored (%u in all)", path, bad - DB_BAD_LINES_LOGGED,
+                            bad);
         if (errno == ENOMEM)
                 return -ENOMEM;
         if (ferror(f))
@@ -518,6 +525,21 @@ int db_read_file(const char *path, struct device *d)
         }
         db_entry_clear(&e);
         return r;
+}
+
+int db_read_buffer(const char *name, const void *buf, size_t len, struct device *d)
+{
+        if (len == 0)
+                return 0; /* an empty entry: nothing recorded (fmemopen refuses size 0) */
+        _cleanup_fclose_ FILE *f = fmemopen((void *)buf, len, "r");
+        if (!f)
+                return -errno;
+        struct db_entry e = {0};
+        int r = db_parse(f, name, &e);
+        if (r >= 0)
+                r = device_take_entry(d, &e);
+        db_entry_clear(&e);
+        return r < 0 ? r : 1;
 }
 
 int db_read(const char *run_dir, struct device *d)

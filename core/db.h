@@ -54,6 +54,10 @@ int db_delete_id(const char *run_dir, const char *id);
 int db_read(const char *run_dir, struct device *d);
 /* The same for an explicit file. */
 int db_read_file(const char *path, struct device *d);
+/* The same for an entry's contents in memory (fuzzing, tests): name is used in messages;
+ * there is no sticky bit to read, so db_persist is cleared. 1 when read, 0 for an empty
+ * buffer (d unchanged), -errno on errors. */
+int db_read_buffer(const char *name, const void *buf, size_t len, struct device *d);
 
 /* `--cleanup-db`: removes every data/ entry except db_persist ones, the tags/ and links/
  * index entries of removed devices, and static_node-tags/. watch/ is left alone.

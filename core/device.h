@@ -63,6 +63,7 @@ struct device {
         char *devtype;        /* DEVTYPE, or NULL */
         char *driver;         /* bound driver, or NULL */
         char *devname;        /* node name relative to the /dev root (DEVNAME), or NULL */
+        bool devname_refused; /* the kernel's DEVNAME was unsafe: no node, not even one named after the device */
         dev_t devnum;         /* 0 when the device has no devt */
         char devnum_type;     /* 'c', 'b' or 0 */
         int ifindex;          /* network interfaces, else 0 */

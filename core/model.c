@@ -488,10 +488,14 @@ static int device_fields_from_props(const struct model *m, struct device *d)
                 const char *rel = startswith(s, m->dev_root);
                 if (rel && *rel == '/')
                         s = rel + 1;
-        } else if (d->devnum_type)
+                d->devname_refused = false;
+        } else if (d->devnum_type && !d->devname_refused)
                 s = d->sysname; /* old kernels sent no DEVNAME: the node is named after the device */
         if (s && !devname_is_safe(s)) {
+                /* remembered: the refused name is dropped from the properties below, and a later
+                 * pass must not take that for an old kernel's missing DEVNAME */
                 log_warning("%s: refusing unsafe DEVNAME \"%s\"", d->devpath, s);
+                d->devname_refused = true;
                 s = NULL;
         }
         r = device_set_devname(d, s);

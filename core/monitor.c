@@ -34,10 +34,10 @@ uint32_t monitor_string_hash32(const char *s)
         switch (len) {
         case 3:
                 h ^= (uint32_t)p[2] << 16;
-                /* fall through */
+                _fallthrough_;
         case 2:
                 h ^= (uint32_t)p[1] << 8;
-                /* fall through */
+                _fallthrough_;
         case 1:
                 h ^= p[0];
                 h *= m;

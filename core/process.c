@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "process.h"
 
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/sysmacros.h>
@@ -8,6 +9,7 @@
 #include <time.h>
 
 #include "db.h"
+#include "publish-retry.h"
 #include "links.h"
 #include "log.h"
 #include "monitor.h"
@@ -100,6 +102,12 @@ static void step_model(struct event_run *run)
         /* Properties set for all events through the control socket: the current set only. */
         props_unset_flagged(&run->dev->props, PROP_GLOBAL);
         if (ctx->global_props && props_merge(&run->dev->props, ctx->global_props, PROP_GLOBAL, NULL) < 0)
+                run->result = log_oom();
+        /* The event's own keys are properties while it is processed, as in udev ($env{ACTION},
+         * ENV{SEQNUM}, builtins that look at ACTION); finish() drops them again. */
+        if (props_set(&run->dev->props, "ACTION", uevent_action_to_string(action_of(run)), PROP_KERNEL) < 0 ||
+            (run->event->uevent->seqnum &&
+             props_setf(&run->dev->props, "SEQNUM", PROP_KERNEL, "%" PRIu64, run->event->uevent->seqnum) < 0))
                 run->result = log_oom();
         /* After a restart the record knows nothing of earlier events: the database does. */
         if (!run->dev->udev && ctx->run_root) {
@@ -283,51 +291,67 @@ void process_node_access(const struct device *d, mode_t *ret_mode, uid_t *ret_ui
                             : parse_mode(device_get_property(d, "DEVMODE"), *ret_gid != 0 ? 0660 : NODE_MODE_DEFAULT);
 }
 
-static void publish_node(struct event_run *run)
+/* Creates (or updates) d's node; 0, or -errno (logged by the caller). */
+static int make_node(struct process_ctx *ctx, struct device *d)
 {
-        struct device *d = run->dev;
-        int r;
-
         if (!d->devnum_type || !d->devname)
-                return;
-        if (action_of(run) == UEVENT_REMOVE) {
-                r = node_remove(run->ctx->devfd, d->devname, d->devnum_type, d->devnum);
-                if (r < 0)
-                        log_warning_errno(r, "%s: could not remove node %s, ignoring: %m", d->devpath, d->devname);
-                return;
-        }
+                return 0;
         mode_t mode;
         uid_t uid;
         gid_t gid;
         process_node_access(d, &mode, &uid, &gid);
-        r = node_add(run->ctx->devfd, d->devname, d->devnum_type, d->devnum, mode, uid, gid);
-        if (r < 0) {
-                log_warning_errno(r, "%s: could not create node %s (%c%u:%u): %m", d->devpath, d->devname,
-                                  d->devnum_type, major(d->devnum), minor(d->devnum));
-                run->result = r;
-        } else if (r > 0)
+        int r = node_add(ctx->devfd, d->devname, d->devnum_type, d->devnum, mode, uid, gid);
+        if (r > 0)
                 log_debug("%s: created %s %c%u:%u mode %04o", d->devpath, d->devname, d->devnum_type,
                           major(d->devnum), minor(d->devnum), (unsigned)mode);
+        return r < 0 ? r : 0;
 }
 
-static void publish_links(struct event_run *run, const char *id)
+/* 0 or -errno; the caller logs failures to create (removal failures are logged here). */
+static int publish_node(struct event_run *run)
 {
         struct device *d = run->dev;
-        int r;
+
+        if (action_of(run) != UEVENT_REMOVE)
+                return make_node(run->ctx, d);
+        if (d->devnum_type && d->devname) {
+                int r = node_remove(run->ctx->devfd, d->devname, d->devnum_type, d->devnum);
+                if (r < 0)
+                        log_warning_errno(r, "%s: could not remove node %s, ignoring: %m", d->devpath, d->devname);
+        }
+        return 0;
+}
+
+/* 0 or -errno; the caller logs. */
+static int publish_links(struct event_run *run, const char *id)
+{
+        struct device *d = run->dev;
 
         if (run->ctx->runfd < 0 || !d->devname)
-                return;
+                return 0;
         if (action_of(run) == UEVENT_REMOVE) {
                 /* the links it had (NULL would mean "search every claim": never needed here) */
                 char *none[] = {NULL};
-                r = links_remove_all(run->ctx->devfd, run->ctx->runfd, id, run->old_links ? run->old_links : none);
-        } else
-                r = links_update(run->ctx->devfd, run->ctx->runfd, id, d->devname, run->old_links,
-                                 d->udev ? d->udev->links : NULL, d->udev ? d->udev->link_priority : 0);
-        if (r < 0) {
-                log_warning_errno(r, "%s: could not update all links, ignoring: %m", d->devpath);
-                run->result = r;
+                return links_remove_all(run->ctx->devfd, run->ctx->runfd, id, run->old_links ? run->old_links : none);
         }
+        return links_update(run->ctx->devfd, run->ctx->runfd, id, d->devname, run->old_links,
+                            d->udev ? d->udev->links : NULL, d->udev ? d->udev->link_priority : 0);
+}
+
+/* 0 or -errno; the caller logs. */
+static int publish_db(struct event_run *run)
+{
+        struct process_ctx *ctx = run->ctx;
+        struct device *d = run->dev;
+
+        if (action_of(run) == UEVENT_REMOVE)
+                return db_delete(ctx->run_root, d);
+        struct device_udev *u = device_get_udev(d);
+        if (!u)
+                return -ENOMEM;
+        if (!u->usec_initialized)
+                u->usec_initialized = now_usec();
+        return db_update(ctx->run_root, d);
 }
 
 static void step_publish(struct event_run *run)
@@ -335,33 +359,62 @@ static void step_publish(struct event_run *run)
         struct process_ctx *ctx = run->ctx;
         struct device *d = run->dev;
         _cleanup_free_ char *id = NULL;
-        int r;
+        int node_r, links_r = 0, db_r = 0;
 
         run->step = STEP_RUN;
         if (ctx->dry_run)
                 return;
-        publish_node(run);
+        node_r = publish_node(run);
         if (device_get_id(d, &id) >= 0)
-                publish_links(run, id);
-        if (!ctx->run_root || !id)
-                return; /* no run dir, or a device with no database id (no subsystem) */
-        if (action_of(run) == UEVENT_REMOVE)
-                r = db_delete(ctx->run_root, d);
-        else {
-                struct device_udev *u = device_get_udev(d);
-                if (!u) {
-                        run->result = log_oom();
+                links_r = publish_links(run, id);
+        if (ctx->run_root && id) /* else no run dir, or a device with no database id (no subsystem) */
+                db_r = publish_db(run);
+        int r = node_r < 0 ? node_r : links_r < 0 ? links_r : db_r;
+        const char *what = node_r < 0 ? "its node" : links_r < 0 ? "its link claims" : "its database entry";
+        if (r < 0)
+                run->result = r;
+
+        if (ctx->retry && action_of(run) != UEVENT_REMOVE) {
+                if (r >= 0) {
+                        publish_retry_forget(ctx->retry, d);
                         return;
                 }
-                if (!u->usec_initialized)
-                        u->usec_initialized = now_usec();
-                r = db_update(ctx->run_root, d);
+                /* a full or read-only /dev or run dir: said once, published again when it works */
+                int k = publish_retry_add(ctx->retry, d, r);
+                if (k > 0)
+                        log_warning_errno(r, "%s: could not write %s, will retry it and any other device that "
+                                          "fails (not logged again until all are written): %m",
+                                          d->devpath, what);
+                else if (k < 0)
+                        log_oom();
+                return;
         }
-        if (r < 0) {
-                log_warning_errno(r, "%s: could not write the database entry, clients will not see it: %m",
+        if (ctx->retry)
+                publish_retry_forget(ctx->retry, d);
+        if (node_r < 0)
+                log_warning_errno(node_r, "%s: could not create node %s (%c%u:%u): %m", d->devpath, d->devname,
+                                  d->devnum_type, major(d->devnum), minor(d->devnum));
+        if (links_r < 0)
+                log_warning_errno(links_r, "%s: could not update all links, ignoring: %m", d->devpath);
+        if (db_r < 0)
+                log_warning_errno(db_r, "%s: could not write the database entry, clients will not see it: %m",
                                   d->devpath);
-                run->result = r;
-        }
+}
+
+int process_republish(struct process_ctx *ctx, struct device *d)
+{
+        _cleanup_free_ char *id = NULL;
+        int r = 0;
+
+        r = make_node(ctx, d);
+        if (r < 0 || device_get_id(d, &id) < 0)
+                return r;
+        if (ctx->runfd >= 0 && d->devname)
+                r = links_update(ctx->devfd, ctx->runfd, id, d->devname, NULL, d->udev ? d->udev->links : NULL,
+                                 d->udev ? d->udev->link_priority : 0);
+        if (r >= 0 && ctx->run_root)
+                r = db_update(ctx->run_root, d);
+        return r;
 }
 
 static void on_run_done(const struct spawn_result *res, void *userdata)
@@ -443,8 +496,11 @@ static void finish(struct event_run *run)
         struct process_ctx *ctx = run->ctx;
         if (ctx->report && run->dev)
                 ctx->report(run->event, run->dev, run->exec, ctx->report_userdata);
-        if (run->dev)
+        if (run->dev) {
                 device_clear_attrs(run->dev);
+                props_set(&run->dev->props, "ACTION", NULL, 0);
+                props_set(&run->dev->props, "SEQNUM", NULL, 0);
+        }
         if (run->result < 0)
                 ctx->n_failed++;
         ctx->n_processed++;

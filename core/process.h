@@ -30,6 +30,7 @@ struct rules;
 struct rules_exec;
 struct monitor;
 struct spawn_manager;
+struct publish_retry;
 struct sd_event;
 
 struct process_ctx {
@@ -42,6 +43,9 @@ struct process_ctx {
         struct builtin_ctx *builtins;
         struct monitor *monitor;  /* broadcaster, or NULL */
         struct spawn_manager *spawn; /* asynchronous children (daemon), or NULL (tools) */
+        struct publish_retry *retry; /* devices whose node, links or database entry could not
+                                      * be written wait here (daemon), or NULL: then every
+                                      * failure is logged */
         struct sd_event *event;   /* the daemon's loop, for retry timers; NULL in tools */
         const char *program_dir;  /* where relative program names live (NULL: UDEVLIBDIR) */
         const struct props *global_props; /* added to every event's device (udevadm control -p), or NULL */
@@ -64,6 +68,11 @@ typedef void (*process_done_t)(struct event *e, struct device *dev, int result, 
 /* Starts processing e. done may be called before this returns (no child needed). 0, or
  * -errno when the event could not start (done is then not called). */
 int process_event(struct process_ctx *ctx, struct event *e, process_done_t done, void *userdata);
+
+/* Publishes d's current state again: makes its node, claims and creates its links (no
+ * previous links are released) and writes its database entry. For devices in ctx->retry.
+ * 0 or the first -errno. */
+int process_republish(struct process_ctx *ctx, struct device *d);
 
 /* The mode and owner a node of d gets (or got): the rules' MODE/OWNER/GROUP, else the kernel's
  * DEVMODE/DEVUID/DEVGID, else 0600 root:root. */

@@ -32,7 +32,7 @@ static int remove_stale_node(int devfd, const char *id)
         if ((type != 'c' && type != 'b') || sscanf(id + 1, "%u:%u", &maj, &min) != 2)
                 return 0;
         dev_t devnum = makedev(maj, min);
-        _cleanup_free_ char *link = NULL, *target = NULL, *name = NULL;
+        _cleanup_free_ char *link = NULL, *target = NULL;
         int r = node_devnum_link_name(type, devnum, &link);
         if (r < 0)
                 return r;

@@ -150,7 +150,7 @@ int rules_load(const struct rules_load_options *o, struct rules **ret)
                         r = 0;
                 }
         }
-        if (n > 0)
+        if (n > 0) /* qsort() must not get the NULL of an empty list */
                 qsort(c, n, sizeof(*c), cmp_candidate);
         for (size_t i = 0; i < n; i++) {
                 if (is_masked(c[i].path)) {

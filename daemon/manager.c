@@ -12,6 +12,7 @@
 #include "builtin.h"
 #include "config.h"
 #include "ctrl.h"
+#include "publish-retry.h"
 #include "hashmap.h"
 #include "log.h"
 #include "memtrim.h"
@@ -55,6 +56,10 @@ enum {
 
 /* Events started per turn of the loop before the kernel socket is read again. */
 #define START_BATCH 64
+/* How often devices whose links or database entry could not be written are tried again; a
+ * retry waits for a moment without running events, but not more than RETRY_MAX_DEFER times. */
+#define RETRY_INTERVAL_USEC (2 * 1000000ULL)
+#define RETRY_MAX_DEFER 3
 /* How often, at most, the rules directories are checked for changes before an event. */
 #define RULES_CHECK_INTERVAL_USEC (3 * 1000000ULL)
 
@@ -75,6 +80,9 @@ struct manager {
         struct uevent_listener *listener;
         sd_event_source *kernel_source;
         sd_event_source *start_source;
+        sd_event_source *retry_source; /* armed while devices wait in retry */
+        struct publish_retry *retry;
+        unsigned retry_deferred;
         sd_event_source *idle_source; /* trims memory once the queue has been empty a while */
 
         struct event_queue queue;
@@ -85,6 +93,7 @@ struct manager {
         bool reload_pending;  /* rules reload waits until no event runs (running events use them) */
         bool exec_stopped;    /* control: stop-exec-queue */
         bool queue_file;      /* <run>/queue exists */
+        bool queue_file_failed; /* creating it failed (logged once until it works again) */
         bool resync_pending;  /* the kernel dropped events: rescan sysfs when the queue drains */
         bool exiting;
         bool marker;          /* RUNNING_MARKER created by us */
@@ -109,10 +118,13 @@ static void update_queue_file(struct manager *m)
         if (want) {
                 int fd = openat(m->runfd, "queue", O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
                 if (fd < 0) {
-                        log_warning("Could not create %s/queue, settle will not wait: %m", m->run_root);
+                        if (!m->queue_file_failed)
+                                log_warning("Could not create %s/queue, settle will not wait: %m", m->run_root);
+                        m->queue_file_failed = true;
                         return;
                 }
                 close(fd);
+                m->queue_file_failed = false;
         } else if (unlinkat(m->runfd, "queue", 0) < 0 && errno != ENOENT)
                 log_warning("Could not remove %s/queue: %m", m->run_root);
         m->queue_file = want;
@@ -186,9 +198,55 @@ static void request_reload(struct manager *m)
         schedule_start(m);
 }
 
+static int republish(struct device *d, void *userdata)
+{
+        struct manager *m = userdata;
+        return process_republish(&m->process, d);
+}
+
+static int on_retry(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        struct manager *m = userdata;
+        /* between events, so no running event is changing a record being written; but a
+         * busy machine must not postpone it for ever */
+        if (m->queue.n_running == 0 || ++m->retry_deferred > RETRY_MAX_DEFER) {
+                unsigned long failures = publish_retry_failures(m->retry);
+                int error = publish_retry_first_error(m->retry);
+                size_t published = 0;
+                m->retry_deferred = 0;
+                if (publish_retry_flush(m->retry, republish, m, &published) == 0) {
+                        log_notice("Publishing works again: %zu pending devices published "
+                                   "(%lu writes had failed, the first with: %s)",
+                                   published, failures, strerror(-error));
+                        return sd_event_source_set_enabled(s, SD_EVENT_OFF);
+                }
+        }
+        sd_event_source_set_time_relative(s, RETRY_INTERVAL_USEC);
+        return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+}
+
+/* Arms the retry timer when devices wait and it is not armed yet. */
+static void schedule_retry(struct manager *m)
+{
+        int enabled = SD_EVENT_OFF;
+        if (publish_retry_pending(m->retry) == 0)
+                return;
+        if (!m->retry_source) {
+                if (sd_event_add_time_relative(m->event, &m->retry_source, CLOCK_MONOTONIC, RETRY_INTERVAL_USEC, 0,
+                                               on_retry, m) < 0)
+                        log_warning("Cannot arm the retry timer: unpublished devices wait for their next event");
+                return;
+        }
+        if (sd_event_source_get_enabled(m->retry_source, &enabled) >= 0 && enabled != SD_EVENT_OFF)
+                return;
+        sd_event_source_set_time_relative(m->retry_source, RETRY_INTERVAL_USEC);
+        sd_event_source_set_enabled(m->retry_source, SD_EVENT_ONESHOT);
+}
+
 static void on_event_done(struct event *e, struct device *dev, int result, void *userdata)
 {
         struct manager *m = userdata;
+        schedule_retry(m);
         log_debug("Event %" PRIu64 " (%s %s) done%s", e->seqnum, uevent_action_to_string(e->uevent->action),
                   e->uevent->devpath, result < 0 ? " with errors" : "");
         event_queue_finish(&m->queue, e);
@@ -547,6 +605,11 @@ int manager_new(const struct manager_options *o, struct manager **ret)
                 log_error_errno(r, "Cannot set up child processes: %m");
                 goto fail;
         }
+        m->retry = publish_retry_new();
+        if (!m->retry) {
+                r = log_oom();
+                goto fail;
+        }
         m->builtins.sysfs_root = m->sysfs_root;
         r = load_rules(m);
         if (r < 0)
@@ -560,6 +623,7 @@ int manager_new(const struct manager_options *o, struct manager **ret)
                 .rules = m->rules,
                 .builtins = &m->builtins,
                 .spawn = m->spawn,
+                .retry = m->retry,
                 .event = m->event,
                 .event_timeout_usec = m->config->event_timeout_usec,
                 .timeout_signal = m->config->timeout_signal,
@@ -582,6 +646,8 @@ struct manager *manager_free(struct manager *m)
         event_queue_clear(&m->queue);
         update_queue_file(m);
         ctrl_server_free(m->ctrl);
+        sd_event_source_unref(m->retry_source);
+        publish_retry_free(m->retry);
         spawn_manager_free(m->spawn); /* kills children of aborted events */
         if (m->marker)
                 (void)unlinkat(m->runfd, RUNNING_MARKER, 0); /* a clean exit */
@@ -780,6 +846,13 @@ int manager_run(struct manager *m, void (*on_ready)(void *userdata), void *userd
         r = sd_event_loop(m->event);
         if (r < 0)
                 return log_error_errno(r, "Event loop failed: %m"), 1;
+        if (publish_retry_pending(m->retry) > 0) {
+                int error = publish_retry_first_error(m->retry);
+                size_t left = publish_retry_flush(m->retry, republish, m, NULL);
+                if (left > 0)
+                        log_warning("%zu devices are left unpublished: their links or database entries could not "
+                                    "be written (%s)", left, strerror(-error));
+        }
         log_debug("Processed %lu events (%lu with errors)", m->process.n_processed, m->process.n_failed);
         return r;
 }

@@ -433,5 +433,30 @@ static void test_queue(void)
         CHECK_INT(db_set_queue_busy(run_dir, false), 0);
 }
 
-TEST_MAIN(TEST(test_round_trip), TEST(test_empty_entries), TEST(test_atomic), TEST(test_tags_in_step),
+/* The in-memory reader (fuzzing's entry point) reads what the file reader reads and skips the
+ * same hostile lines; it has no sticky bit to read, so db_persist is off. */
+static void test_read_buffer(void)
+{
+        static const char entry[] = "S:disk/by-id/x\nS:../../etc/passwd\nL:7\nI:42\nE:ID_A=1\nE:.P=2\n"
+                                    "G:seat\nG:a/b\nQ:seat\nV:1\n";
+        _cleanup_device_unref_ struct device *d = null_device();
+        CHECK_INT(db_read_buffer("mem", entry, sizeof(entry) - 1, d), 1);
+        CHECK(d->udev != NULL);
+        if (d->udev) {
+                CHECK_INT(strv_length(d->udev->links), 1);
+                CHECK(strv_contains(d->udev->links, "disk/by-id/x"));
+                CHECK_INT(d->udev->link_priority, 7);
+                CHECK_INT(d->udev->usec_initialized, 42);
+                CHECK_INT(strv_length(d->udev->tags), 1);
+                CHECK(strv_contains(d->udev->current_tags, "seat"));
+                CHECK(!d->udev->db_persist);
+        }
+        CHECK_STR(device_get_property(d, "ID_A"), "1");
+        CHECK(device_get_property(d, ".P") == NULL);
+        _cleanup_device_unref_ struct device *e = null_device();
+        CHECK_INT(db_read_buffer("empty", "", 0, e), 0);
+        CHECK(e->udev == NULL);
+}
+
+TEST_MAIN(TEST(test_round_trip), TEST(test_read_buffer), TEST(test_empty_entries), TEST(test_atomic), TEST(test_tags_in_step),
           TEST(test_hostile), TEST(test_cleanup), TEST(test_print_record), TEST(test_queue))

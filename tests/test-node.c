@@ -222,7 +222,7 @@ static void test_add_existing(void)
         CHECK_INT(st2.st_rdev, makedev(1, 8));
 
         /* A symlink in its place (pointing outside the root): replaced, target untouched. */
-        _cleanup_free_ char *outside = NULL, *victim = NULL;
+        _cleanup_free_ char *outside = NULL;
         CHECK(asprintf(&outside, "%s.outside", root) > 0);
         fd = open(outside, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
         CHECK(fd >= 0);

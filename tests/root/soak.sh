@@ -1,0 +1,109 @@
+#!/bin/sh
+# Soak (suite soak, not in the default run): SOAK_EVENTS (default 100 000) uevents through one
+# running devmand (private /dev, run dir and network namespace, devman's rules plus a RUN
+# program for every soak device): rounds of loop device adds, change writes and removes.
+# After a warm-up round the daemon's idle RSS, open fds and children are measured; after the
+# soak (settled, idle) they must be the same: RSS within SOAK_RSS_SLACK_KIB (default 16) KiB,
+# the same number of fds, no zombie, no child. Every soak device's node, link and database
+# entry must be gone. Prints the numbers. Usage: soak.sh BUILDDIR
+set -u
+build=${1:?build dir}
+src=${DEVMAN_SOURCE_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
+[ "$(id -u)" -eq 0 ] || { echo "not root: skipped"; exit 77; }
+[ -w /dev/loop-control ] || { echo "no /dev/loop-control: skipped"; exit 77; }
+if [ -z "${DEVMAN_SOAK_NS:-}" ]; then
+    DEVMAN_SOAK_NS=1 exec unshare --net --mount --propagation private "$0" "$@"
+fi
+EVENTS=${SOAK_EVENTS:-100000}
+SLACK=${SOAK_RSS_SLACK_KIB:-16}
+B=200                      # loop devices per round: B adds, 2B changes, B removes
+per_round=$((4 * B))
+rounds=$(( (EVENTS + per_round - 1) / per_round ))
+tmp=$(mktemp -d /tmp/devman-soak.XXXXXX)
+dev=$tmp/dev; run=$tmp/run; rules=$tmp/rules
+mkdir -p "$dev" "$rules"
+cp "$src"/rules/*.rules "$rules"/
+base=$(( 600000 + ($$ % 300) * 256 ))   # loop6NNNNN: the rule below matches only these
+echo "KERNEL==\"loop6[0-9][0-9][0-9][0-9][0-9]\", SYMLINK+=\"soak/%k\", RUN+=\"/bin/true\"" > "$rules/99-soak.rules"
+pass=0; fail=0
+ok() { pass=$((pass + 1)); echo "ok - $*"; }
+nok() { fail=$((fail + 1)); echo "FAIL - $*"; }
+daemon=""
+cleanup() {
+    [ -n "$daemon" ] && kill "$daemon" 2>/dev/null && wait "$daemon" 2>/dev/null
+    B=$B remove_all 2>/dev/null
+    rm -rf "$tmp"
+}
+trap cleanup EXIT INT TERM
+adm() { "$build/daemon/devmanadm" --dev "$dev" --run "$run" "$@"; }
+rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$daemon/status"; }
+fds() { ls "/proc/$daemon/fd" | wc -l; }
+kids() { cat "/proc/$daemon/task/$daemon/children" | wc -w; }
+zombies() { ps --ppid "$daemon" -o stat= | grep -c Z; }
+settle_idle() { adm settle --timeout=300; sleep 1; adm settle --timeout=60; }
+
+round() {
+    "$build/tests/loopctl" add "$base" $B || return 1
+    i=0
+    while [ $i -lt $((2 * B)) ]; do
+        echo change > "/sys/devices/virtual/block/loop$((base + i % B))/uevent"
+        i=$((i + 1))
+    done
+    # builtins (blkid) hold the devices open while they run, ours and those of any other
+    # device manager on the machine: a remove then fails with EBUSY. Settle first, then retry
+    # what is still busy for up to 60 s.
+    adm settle --timeout=300 || return 1
+    remove_all
+}
+
+remove_all() {
+    tries=0
+    while :; do
+        busy=0; i=0
+        while [ $i -lt $B ]; do
+            if [ -e "/sys/devices/virtual/block/loop$((base + i))" ]; then
+                "$build/tests/loopctl" remove $((base + i)) 1 2>/dev/null || busy=$((busy + 1))
+            fi
+            i=$((i + 1))
+        done
+        [ $busy -eq 0 ] && return 0
+        tries=$((tries + 1))
+        [ $tries -ge 300 ] && { echo "loop devices still busy after 60 s: $busy" >&2; return 1; }
+        sleep 0.2
+    done
+}
+
+"$build/daemon/devmand" --dev "$dev" --run "$run" --rules-dir "$rules" --log-level=warning \
+    --children-max=8 2>"$tmp/daemon.log" &
+daemon=$!
+for _ in $(seq 200); do adm control --ping --timeout=1 2>/dev/null && break; sleep 0.05; done
+round || nok "warm-up round"
+settle_idle
+rss0=$(rss); fds0=$(fds); kids0=$(kids)
+echo "  after warm-up ($per_round events): RSS $rss0 KiB, $fds0 fds, $kids0 children"
+start=$(date +%s)
+r=0; failed_rounds=0
+while [ $r -lt $rounds ]; do
+    round 2>>"$tmp/rounds.err" || failed_rounds=$((failed_rounds + 1))
+    r=$((r + 1))
+done
+settle_idle
+secs=$(( $(date +%s) - start ))
+rss1=$(rss); fds1=$(fds); kids1=$(kids); z=$(zombies)
+echo "  soak: $rounds rounds, $((rounds * per_round)) uevents in $secs s; RSS $rss0 -> $rss1 KiB, fds $fds0 -> $fds1, children $kids1, zombies $z"
+[ $failed_rounds -eq 0 ] && ok "every round ran" || { nok "$failed_rounds rounds failed"; head -n 5 "$tmp/rounds.err"; }
+kill -0 "$daemon" && ok "daemon alive" || nok "daemon died"
+[ $((rss1 - rss0)) -le "$SLACK" ] && ok "idle RSS after the soak within $SLACK KiB of before ($((rss1 - rss0)) KiB)" \
+    || nok "idle RSS grew by $((rss1 - rss0)) KiB"
+[ "$fds1" -eq "$fds0" ] && ok "no fd leak ($fds1 fds)" || nok "fds $fds0 -> $fds1"
+[ "$z" -eq 0 ] && [ "$kids1" -eq 0 ] && ok "no zombie, no child left" || nok "$kids1 children, $z zombies"
+left=$(find "$dev" -name "loop6[0-9][0-9][0-9][0-9][0-9]" | wc -l)
+leftdb=$(find "$run/data" -name 'b7:6[0-9][0-9][0-9][0-9][0-9]' | wc -l)
+[ "$left" -eq 0 ] && [ "$leftdb" -eq 0 ] && [ -z "$(ls -A "$dev/soak" 2>/dev/null)" ] \
+    && ok "no node, link or database entry of a soak device is left" || nok "$left nodes, $leftdb entries left"
+echo "  daemon log: $(wc -l < "$tmp/daemon.log") lines"
+[ "$(grep -c -i -e 'sanitizer' -e 'assert' "$tmp/daemon.log")" -eq 0 ] && ok "no sanitizer or assertion report" \
+    || nok "sanitizer/assertion reports in the log"
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ] || tail -n 30 "$tmp/daemon.log"
+[ $fail -eq 0 ]
