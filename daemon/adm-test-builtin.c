@@ -96,22 +96,25 @@ int verb_test_builtin(const struct adm_ctx *ctx, int argc, char **argv)
                         return 1;
                 }
         }
-        /* print what the builtin set: the properties that are new or changed afterwards */
-        struct props before = PROPS_INIT;
-        if (props_copy(&before, &dev->props) < 0)
-                return log_oom(), 1;
-        r = builtin_run(b, &bctx, dev, cmd, true);
+        /* print what the builtin sets (also values the database already had): the properties
+         * known before the run lose PROP_DB, so afterwards only the builtin's carry it */
+        _cleanup_strv_free_ char **known = NULL;
         size_t it = 0;
         const char *entry;
         unsigned flags;
-        while (r >= 0 && props_next(&dev->props, &it, &entry, &flags)) {
-                size_t kl = props_key_len(entry);
-                _cleanup_free_ char *key = strndup(entry, kl);
-                const char *old = key ? props_get(&before, key) : NULL;
-                if ((flags & PROP_DB) && (!old || !streq(old, entry + kl + 1)))
-                        printf("%s\n", entry);
+        while (props_next(&dev->props, &it, &entry, &flags))
+                if ((flags & PROP_DB) && strv_push_copy(&known, entry) < 0)
+                        return log_oom(), 1;
+        STRV_FOREACH(k, known) {
+                size_t kl = props_key_len(*k);
+                (*k)[kl] = '\0';
+                (void)props_set(&dev->props, *k, *k + kl + 1, PROP_KERNEL);
         }
-        props_clear(&before);
+        r = builtin_run(b, &bctx, dev, cmd, true);
+        it = 0;
+        while (r >= 0 && props_next(&dev->props, &it, &entry, &flags))
+                if (flags & PROP_DB)
+                        printf("%s\n", entry);
         fflush(stdout);
         if (b->exit)
                 b->exit(&bctx);
