@@ -79,7 +79,7 @@ test)
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
         meson test -C build-asan --print-errorlogs --no-suite vm --no-suite bench --no-suite soak \
         --no-suite fuzz-long --no-suite valgrind
-    # libFuzzer: only the fuzz targets are built with clang; a bounded run of each (about 3 min)
+    # libFuzzer: only the fuzz targets are built with clang; a bounded run of each (about 2 min)
     if [ ! -f build-fuzz/build.ninja ]; then
         # -Werror stays with the gcc builds: clang has warnings of its own (reported, not fatal here)
         CC=clang meson setup build-fuzz -Dfuzzing=true -Db_sanitize=address,undefined -Db_lundef=false \
@@ -87,7 +87,7 @@ test)
     fi
     ninja -C build-fuzz tests/fuzz/fuzz-uevent tests/fuzz/fuzz-rules tests/fuzz/fuzz-db tests/fuzz/fuzz-ctrl \
         tests/fuzz/fuzz-hwdb tests/fuzz/fuzz-hwdb-source
-    echo "== suite: fuzz-run (libFuzzer, ${DEVMAN_FUZZ_SECONDS:-35} s per target)"
+    echo "== suite: fuzz-run (libFuzzer, ${DEVMAN_FUZZ_SECONDS:-20} s per target)"
     meson test -C build-fuzz --no-rebuild --print-errorlogs --suite fuzz-run
     echo "== suite: vm (real kernels under qemu)"
     meson test -C build --print-errorlogs --suite vm

@@ -5,7 +5,7 @@
 # Usage: run-fuzzer.sh FUZZER NAME SEED_DIR...
 set -u
 fuzzer=${1:?fuzzer}; name=${2:?name}; shift 2
-secs=${DEVMAN_FUZZ_SECONDS:-35}
+secs=${DEVMAN_FUZZ_SECONDS:-20}
 work=${DEVMAN_BUILD_ROOT:-.}/fuzz-work/$name
 mkdir -p "$work/corpus"
 rm -f "$work"/crash-* "$work"/leak-* "$work"/timeout-* "$work"/oom-*
