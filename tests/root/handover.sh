@@ -72,7 +72,8 @@ check "the control socket is gone after exit" [ ! -e "$run/control" ]
 check "the queue file is gone after exit" [ ! -e "$run/queue" ]
 
 # the hand-over: count every processed event broadcast while the second devmand starts
-adm monitor --udev > "$tmp/monitor" 2>&1 &
+# the program itself in the background (not the adm function: $! would name a subshell)
+"$build/daemon/devmanadm" --dev "$dev" --run "$run" monitor --udev > "$tmp/monitor" 2>&1 &
 monitor=$!
 sleep 0.3
 check "second devmand ready on the same run directory" start "$tmp/rules2"
