@@ -282,6 +282,12 @@ static int resync(struct manager *m)
         if (r < 0)
                 return log_error_errno(r, "Resynchronisation failed, could not scan sysfs: %m");
 
+        /* sysfs as it is now, read once into a scratch model (parents are shared), compared
+         * with what the daemon's model says */
+        _cleanup_(model_freep) struct model *scratch = NULL;
+        r = model_new(m->sysfs_root, &scratch);
+        if (r < 0)
+                return log_error_errno(r, "Resynchronisation failed: %m");
         struct hashmap *seen = hashmap_new_string();
         if (!seen)
                 return log_oom();
@@ -292,16 +298,12 @@ static int resync(struct manager *m)
                 if (!d)
                         action = UEVENT_ADD;
                 else {
-                        /* read sysfs into a scratch record and compare */
-                        struct model *scratch = NULL;
                         struct device *now = NULL;
                         action = _UEVENT_ACTION_INVALID;
-                        if (model_new(m->sysfs_root, &scratch) >= 0 &&
-                            model_add_from_sysfs(scratch, paths[i], &now) >= 0 &&
+                        if (model_add_from_sysfs(scratch, paths[i], &now) >= 0 &&
                             (now->devnum != d->devnum || now->devnum_type != d->devnum_type ||
                              !streq_ptr(now->devname, d->devname) || !streq_ptr(now->driver, d->driver)))
                                 action = UEVENT_CHANGE;
-                        model_free(scratch);
                 }
                 if ((int)action < 0)
                         continue;
