@@ -12,6 +12,9 @@ struct entry {
         bool used;
 };
 
+/* The smallest table: maps of a few entries stay one small allocation. */
+#define MIN_SLOTS 16
+
 struct hashmap {
         struct entry *slots;
         size_t n_slots; /* power of two, or 0 */
@@ -73,6 +76,11 @@ struct hashmap *hashmap_free(struct hashmap *m)
         return NULL;
 }
 
+size_t hashmap_slots(const struct hashmap *m)
+{
+        return m ? m->n_slots : 0;
+}
+
 size_t hashmap_size(const struct hashmap *m)
 {
         return m ? m->n_items : 0;
@@ -109,14 +117,11 @@ static void insert_slot(struct entry *slots, size_t n_slots, const struct entry 
         slots[i] = *src;
 }
 
-static int grow(struct hashmap *m)
+/* Moves every entry into a table of n slots (a power of two, or 0 for none). */
+static int resize(struct hashmap *m, size_t n)
 {
-        /* Keep the load factor at most 3/4. */
-        if ((m->n_items + 1) * 4 <= m->n_slots * 3)
-                return 0;
-        size_t n = m->n_slots ? m->n_slots * 2 : 16;
-        struct entry *slots = calloc(n, sizeof(*slots));
-        if (!slots)
+        struct entry *slots = NULL;
+        if (n > 0 && !(slots = calloc(n, sizeof(*slots))))
                 return -ENOMEM;
         for (size_t i = 0; i < m->n_slots; i++)
                 if (m->slots[i].used)
@@ -125,6 +130,44 @@ static int grow(struct hashmap *m)
         m->slots = slots;
         m->n_slots = n;
         return 0;
+}
+
+static int grow(struct hashmap *m)
+{
+        /* Keep the load factor at most 3/4. */
+        if ((m->n_items + 1) * 4 <= m->n_slots * 3)
+                return 0;
+        return resize(m, m->n_slots ? m->n_slots * 2 : MIN_SLOTS);
+}
+
+/* The table size a map of n entries gets when it is rebuilt: the smallest that keeps the
+ * load factor at most 1/2. */
+static size_t compact_slots(size_t n)
+{
+        if (n == 0)
+                return 0;
+        size_t slots = MIN_SLOTS;
+        while (slots < n * 2)
+                slots *= 2;
+        return slots;
+}
+
+int hashmap_compact(struct hashmap *m)
+{
+        if (!m)
+                return 0;
+        size_t n = compact_slots(m->n_items);
+        return n == m->n_slots ? 0 : resize(m, n);
+}
+
+/* A map that held many entries and lost most of them gives the table back: a storm of
+ * devices must not leave its peak-sized tables behind. Shrinks at a load of 1/8 to a load of
+ * at most 1/2, so adding and removing around one size never resizes back and forth. */
+static void shrink(struct hashmap *m)
+{
+        if (m->n_items > 0 && (m->n_slots <= MIN_SLOTS || m->n_items * 8 > m->n_slots))
+                return;
+        (void)resize(m, compact_slots(m->n_items)); /* out of memory: the larger table stays */
 }
 
 int hashmap_replace(struct hashmap *m, const void *key, void *value, void **old)
@@ -176,6 +219,7 @@ void *hashmap_remove(struct hashmap *m, const void *key)
         }
         memset(&m->slots[i], 0, sizeof(m->slots[i]));
         m->n_items--;
+        shrink(m);
         return value;
 }
 

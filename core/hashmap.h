@@ -4,6 +4,8 @@
  * value pointer. The map owns neither keys nor values: a key usually points into the value
  * it indexes (a device's devpath, say), so it lives exactly as long as the entry.
  *
+ * The table grows at a load factor of 3/4 and shrinks when removal leaves it 1/8 full.
+ *
  * Keys are strings (hashmap_new_string) or integers stored in the pointer itself
  * (hashmap_new_uint, key = (const void *)(uintptr_t)n).
  */
@@ -32,6 +34,13 @@ int hashmap_put(struct hashmap *m, const void *key, void *value);
 int hashmap_replace(struct hashmap *m, const void *key, void *value, void **old);
 /* Removes the key and returns its value, or NULL. */
 void *hashmap_remove(struct hashmap *m, const void *key);
+/* Rebuilds the table at the size its entries need (load factor at most 1/2; no table when
+ * empty). Removal already shrinks a table that lost most of its entries; this also undoes what
+ * a storm of adds and removes left (a table between 1/8 and 1/2 full), so an idle daemon's
+ * tables depend on what it holds, not on its history. 0 or -ENOMEM (the map is unchanged). */
+int hashmap_compact(struct hashmap *m);
+/* Number of slots of the table (memory accounting, tests). */
+size_t hashmap_slots(const struct hashmap *m);
 /* Iteration in table order; returns false at the end. The map must not be modified while
  * iterating (removal shifts entries): collect first, then remove. */
 bool hashmap_iterate(const struct hashmap *m, struct hashmap_iter *it, const void **key, void **value);

@@ -125,6 +125,16 @@ struct device *model_first_of_subsystem(const struct model *m, const char *subsy
         return l ? l->first : NULL;
 }
 
+int model_compact(struct model *m)
+{
+        struct hashmap *maps[] = {m->by_devpath, m->by_char, m->by_block, m->by_subsystem, m->is_class, m->glue};
+        int r = 0;
+        for (size_t i = 0; i < ELEMENTSOF(maps); i++)
+                if (hashmap_compact(maps[i]) < 0)
+                        r = -ENOMEM;
+        return r;
+}
+
 bool model_iterate(const struct model *m, size_t *it, struct device **ret)
 {
         struct hashmap_iter hi = {.pos = *it};

@@ -70,6 +70,10 @@ bool model_iterate(const struct model *m, size_t *it, struct device **ret);
 /* The names of every subsystem that has devices, sorted; NULL-terminated, caller frees. */
 int model_subsystems(const struct model *m, char ***ret);
 
+/* Rebuilds the indices at the size the devices they hold need (see hashmap_compact()): for an
+ * idle daemon, after storms. 0 or -ENOMEM (indices that could not be rebuilt stay as they are). */
+int model_compact(struct model *m);
+
 /* How the class entry of /sys/class/<c>/<n> is laid out in this tree (CONVERTED or LEGACY),
  * -ENOENT when there is none. */
 int model_class_entry_layout(const struct model *m, const char *subsystem, const char *sysname);

@@ -12,6 +12,7 @@
 #include "listen-fds.h"
 #include "log.h"
 #include "manager.h"
+#include "memtrim.h"
 #include "strv.h"
 #include "sysfs.h"
 
@@ -316,6 +317,15 @@ int main(int argc, char **argv)
                 status = r > 0 ? 0 : 2;
                 goto out;
         }
+        if (!a.once) {
+                /* a long-running daemon: an allocator that gives storms' memory back */
+                r = memtrim_exec_tuned(argv); /* returns only when nothing was executed */
+                if (r < 0)
+                        log_debug_errno(r, "Cannot re-execute with %s, the idle heap may keep more: %m",
+                                        MEMTRIM_TUNABLE);
+        }
+        if (memtrim_configure() < 0)
+                log_debug("The allocator refused its settings, the idle heap may keep more");
         r = devman_config_new(&config);
         if (r < 0) {
                 log_oom();

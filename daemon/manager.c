@@ -141,6 +141,8 @@ static int on_idle(sd_event_source *s, uint64_t usec, void *userdata)
         struct manager *m = userdata;
         if (!event_queue_is_empty(&m->queue))
                 return 0; /* busy again: the next drain re-arms us */
+        if (model_compact(m->model) < 0)
+                log_debug("Cannot shrink the model's indices now: %m");
         int r = memtrim_idle();
         if (r < 0)
                 log_debug_errno(r, "Cannot trim memory: %m");

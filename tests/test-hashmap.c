@@ -49,4 +49,41 @@ static void test_uint_keys(void)
         hashmap_free(m);
 }
 
-TEST_MAIN(TEST(test_string_keys), TEST(test_uint_keys))
+/* A storm of adds and removes must not leave its peak-sized table behind. */
+static void test_shrink(void)
+{
+        struct hashmap *m = hashmap_new_uint();
+        CHECK_INT(hashmap_slots(m), 0);
+        for (uintptr_t i = 1; i <= 100; i++)
+                CHECK_INT(hashmap_put(m, (const void *)i, (void *)i), 0);
+        size_t before = hashmap_slots(m);
+        CHECK_INT(before, 256); /* 100 entries at a load of at most 3/4 */
+        for (uintptr_t i = 1000; i < 5000; i++)
+                CHECK_INT(hashmap_put(m, (const void *)i, (void *)i), 0);
+        CHECK(hashmap_slots(m) >= 4096);
+        /* removal shrinks as the table empties; every remaining entry stays reachable */
+        for (uintptr_t i = 1000; i < 5000; i++) {
+                CHECK(hashmap_remove(m, (const void *)i) == (void *)i);
+                if (i % 500 == 0)
+                        for (uintptr_t k = 1; k <= 100; k++)
+                                CHECK(hashmap_get(m, (const void *)k) == (void *)k);
+        }
+        CHECK_INT(hashmap_size(m), 100);
+        CHECK(hashmap_slots(m) <= 1024);
+        /* compaction: the size 100 entries need, whatever the history */
+        CHECK_INT(hashmap_compact(m), 0);
+        CHECK_INT(hashmap_slots(m), 256);
+        for (uintptr_t k = 1; k <= 100; k++)
+                CHECK(hashmap_get(m, (const void *)k) == (void *)k);
+        /* an empty map holds no table */
+        for (uintptr_t k = 1; k <= 100; k++)
+                CHECK(hashmap_remove(m, (const void *)k) == (void *)k);
+        CHECK_INT(hashmap_slots(m), 0);
+        CHECK(hashmap_get(m, (const void *)(uintptr_t)5) == NULL);
+        CHECK_INT(hashmap_put(m, (const void *)(uintptr_t)5, (void *)(uintptr_t)5), 0);
+        CHECK(hashmap_get(m, (const void *)(uintptr_t)5) == (void *)(uintptr_t)5);
+        CHECK_INT(hashmap_compact(NULL), 0);
+        hashmap_free(m);
+}
+
+TEST_MAIN(TEST(test_string_keys), TEST(test_uint_keys), TEST(test_shrink))

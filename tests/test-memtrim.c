@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* memtrim_idle() must leave the process working: code, relocated read-only data (RELRO),
  * writable data and the heap keep their contents after trimming. */
+#include <malloc.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "memtrim.h"
 #include "strv.h"
@@ -28,4 +30,47 @@ static void test_trim_keeps_everything(void)
         CHECK_STR(table[0], "alpha");
 }
 
-TEST_MAIN(TEST(test_trim_keeps_everything))
+/* The allocator settings take: no fastbin holds freed small chunks, and a large buffer is a
+ * mapping of its own (returned on free), whatever was freed before. */
+static void test_configure(void)
+{
+        CHECK_INT(memtrim_configure(), 0);
+        enum { N = 4096 };
+        char **v = calloc(N, sizeof(char *));
+        CHECK(v);
+        for (size_t i = 0; i < N; i++) {
+                v[i] = malloc(16 + i % 96);
+                CHECK(v[i]);
+                memset(v[i], 1, 16 + i % 96);
+        }
+        for (size_t i = 0; i < N; i++)
+                free(v[i]);
+        free(v);
+        CHECK_INT(mallinfo2().fsmblks, 0);
+
+        for (int round = 0; round < 2; round++) { /* the 2nd time too: the threshold is fixed */
+                size_t mapped = mallinfo2().hblkhd;
+                char *big = malloc(256 * 1024);
+                CHECK(big);
+                memset(big, 2, 256 * 1024);
+                CHECK(mallinfo2().hblkhd >= mapped + 256 * 1024);
+                free(big);
+                CHECK_INT(mallinfo2().hblkhd, mapped);
+        }
+        CHECK(memtrim_idle() > 0);
+}
+
+/* The tunable is recognised in the environment, and an exec is skipped when it is there. */
+static void test_tuned(void)
+{
+        CHECK_INT(setenv("GLIBC_TUNABLES", "glibc.malloc.check=0:" MEMTRIM_TUNABLE, 1), 0);
+        CHECK(memtrim_tuned());
+        char *argv[] = {(char *)"/nonexistent", NULL};
+        CHECK_INT(memtrim_exec_tuned(argv), 0); /* returns: nothing to do */
+        CHECK_INT(setenv("GLIBC_TUNABLES", "glibc.malloc.tcache_count=3", 1), 0);
+        CHECK(memtrim_tuned()); /* the user's own setting wins */
+        CHECK_INT(unsetenv("GLIBC_TUNABLES"), 0);
+        CHECK(!memtrim_tuned());
+}
+
+TEST_MAIN(TEST(test_trim_keeps_everything), TEST(test_configure), TEST(test_tuned))
