@@ -98,17 +98,22 @@ int builtin_hwdb_lookup(struct builtin_ctx *ctx, struct device *dev, const char 
                 key = joined;
         }
         n = hwdb_lookup(h, key, &props);
-        if (n < 0)
-                return n;
         for (int i = 0; i < n; i++) {
                 if (filter && fnmatch(filter, props[i].key, FNM_NOESCAPE) != 0)
                         continue;
                 int r = builtin_add_property(dev, test, props[i].key, props[i].value);
-                if (r < 0)
-                        return r;
+                if (r < 0) {
+                        n = r;
+                        break;
+                }
                 added++;
         }
-        return added;
+        /* The properties are copied: let go of the pages the look-up mapped. A look-up maps up
+         * to 2 MiB of the file (whole cached folios, fault-around), and a coldplug of stock
+         * rules doing hundreds of them would keep most of the database resident until idle;
+         * the next look-up costs a few minor faults. */
+        hwdb_trim(h);
+        return n < 0 ? n : added;
 }
 
 /* A USB device without MODALIAS: "usb:vVVVVpPPPP:product". NULL when the ids are missing. */

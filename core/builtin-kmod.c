@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-#include <libkmod.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 
 #include "builtin-kmod.h"
+#include "kmod-lib.h"
 #include "log.h"
 
 struct kmod_state {
+        struct kmod_lib *lib;  /* libkmod, loaded on first use */
         struct kmod_ctx *kmod; /* NULL when there are no modules */
         bool unavailable;      /* decided (and logged) once */
 };
@@ -23,7 +24,8 @@ void builtin_kmod_exit(struct builtin_ctx *ctx)
         if (!s)
                 return;
         if (s->kmod)
-                kmod_unref(s->kmod);
+                s->lib->unref(s->kmod);
+        kmod_lib_close(s->lib);
         free(s);
         *slot = NULL;
 }
@@ -73,43 +75,52 @@ static struct kmod_state *state_get(struct builtin_ctx *ctx)
                 s->unavailable = true;
                 return s;
         }
+        _cleanup_free_ char *error = NULL;
+        int r = kmod_lib_open(&s->lib, &error);
+        if (r == -ENOMEM) {
+                s->unavailable = true;
+                return s;
+        }
+        if (r < 0) {
+                log_warning("Cannot load %s (%s): module loading is disabled", KMOD_LIB_SONAME, strna(error));
+                s->unavailable = true;
+                return s;
+        }
         const char *const config[] = {etc, run, usrlib, lib, NULL};
-        s->kmod = kmod_new(dir, config);
+        s->kmod = s->lib->new_ctx(dir, config);
         if (!s->kmod) {
                 log_warning("Cannot set up libkmod for %s: module loading is disabled", dir);
                 s->unavailable = true;
                 return s;
         }
-        kmod_set_log_fn(s->kmod, kmod_log, NULL);
-        int r = kmod_load_resources(s->kmod);
+        s->lib->set_log_fn(s->kmod, kmod_log, NULL);
+        r = s->lib->load_resources(s->kmod);
         if (r < 0)
                 log_debug_errno(r, "libkmod: cannot load the module indexes of %s, looking up slowly: %m", dir);
         return s;
 }
 
-static void module_list_freep(struct kmod_list **l)
-{
-        if (*l)
-                kmod_module_unref_list(*l);
-}
-
 static int load_one(struct kmod_state *s, const char *devpath, const char *alias, bool test)
 {
-        _cleanup_(module_list_freep) struct kmod_list *list = NULL;
-        int r = kmod_module_new_from_lookup(s->kmod, alias, &list);
-        if (r == -ENOMEM)
+        const struct kmod_lib *k = s->lib;
+        struct kmod_list *list = NULL;
+        int r = k->module_new_from_lookup(s->kmod, alias, &list);
+        if (r == -ENOMEM) {
+                if (list)
+                        k->module_unref_list(list);
                 return r;
+        }
         if (r < 0 || !list) {
                 log_debug("%s: no module for \"%s\"", devpath, alias);
+                if (list)
+                        k->module_unref_list(list);
                 return 0;
         }
-        struct kmod_list *it;
-        kmod_list_foreach(it, list)
-        {
-                struct kmod_module *mod = kmod_module_get_module(it);
-                const char *name = kmod_module_get_name(mod);
-                r = kmod_module_probe_insert_module(mod, KMOD_PROBE_APPLY_BLACKLIST | (test ? KMOD_PROBE_DRY_RUN : 0),
-                                                   NULL, NULL, NULL, NULL);
+        for (struct kmod_list *it = list; it; it = k->list_next(list, it)) {
+                struct kmod_module *mod = k->module_get_module(it);
+                const char *name = k->module_get_name(mod);
+                r = k->module_probe_insert_module(mod, KMOD_PROBE_APPLY_BLACKLIST | (test ? KMOD_PROBE_DRY_RUN : 0),
+                                                  NULL, NULL, NULL, NULL);
                 if (r == KMOD_PROBE_APPLY_BLACKLIST) {
                         if (test)
                                 printf("kmod: deny-listed %s\n", name);
@@ -122,8 +133,9 @@ static int load_one(struct kmod_state *s, const char *devpath, const char *alias
                         printf("kmod: load %s\n", name);
                 else
                         log_debug("%s: inserted %s", devpath, name);
-                kmod_module_unref(mod);
+                k->module_unref(mod);
         }
+        k->module_unref_list(list);
         return 0;
 }
 

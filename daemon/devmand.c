@@ -326,6 +326,10 @@ int main(int argc, char **argv)
         }
         if (memtrim_configure() < 0)
                 log_debug("The allocator refused its settings, the idle heap may keep more");
+        /* The dynamic loader touched every library's symbol tables and relocations: pages the
+         * daemon will not need again. Drop them before start-up adds its own working set. */
+        if (!a.once)
+                (void)memtrim_idle();
         r = devman_config_new(&config);
         if (r < 0) {
                 log_oom();

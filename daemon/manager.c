@@ -136,18 +136,23 @@ static void schedule_start(struct manager *m)
                 sd_event_source_set_enabled(m->start_source, SD_EVENT_ONESHOT);
 }
 
-static int on_idle(sd_event_source *s, uint64_t usec, void *userdata)
+static void trim_memory(struct manager *m)
 {
-        struct manager *m = userdata;
-        if (!event_queue_is_empty(&m->queue))
-                return 0; /* busy again: the next drain re-arms us */
         if (model_compact(m->model) < 0)
                 log_debug("Cannot shrink the model's indices now: %m");
         int r = memtrim_idle();
         if (r < 0)
                 log_debug_errno(r, "Cannot trim memory: %m");
         else
-                log_debug("Idle: memory trimmed (%d mappings)", r);
+                log_debug("Memory trimmed (%d mappings)", r);
+}
+
+static int on_idle(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        struct manager *m = userdata;
+        if (!event_queue_is_empty(&m->queue))
+                return 0; /* busy again: the next drain re-arms us */
+        trim_memory(m);
         return 0;
 }
 
@@ -842,7 +847,11 @@ int manager_run(struct manager *m, void (*on_ready)(void *userdata), void *userd
                 r = reconcile_previous(m);
                 if (r < 0)
                         return 1;
-                schedule_idle_trim(m); /* start-up faulted in more than the daemon needs idle */
+                /* Start-up (loading the libraries, rules, the sysfs scan) faulted in far more than
+                 * the daemon needs: give it back before the first events (a coldplug follows
+                 * readiness at once, before any idle timer would run), so their working set is
+                 * not added on top. */
+                trim_memory(m);
                 if (on_ready)
                         on_ready(userdata);
         }
