@@ -255,13 +255,31 @@ static int tag_index(const char *run_dir, const char *tag, const char *id, bool 
                 return -ENOMEM;
         if (!add)
                 return unlink(file) < 0 && errno != ENOENT ? -errno : 0;
-        int r = mkdir_p(dir, 0755);
-        if (r < 0)
-                return r;
         int fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0444);
+        if (fd < 0 && errno == ENOENT) { /* the tag's first device: make its directory */
+                int r = mkdir_p(dir, 0755);
+                if (r < 0)
+                        return r;
+                fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0444);
+        }
         if (fd < 0)
                 return -errno;
         close(fd);
+        return 0;
+}
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+        while (len > 0) {
+                ssize_t n = write(fd, buf, len);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                buf += n;
+                len -= (size_t)n;
+        }
         return 0;
 }
 
@@ -371,8 +389,9 @@ static void drop_stale_tags(const char *run_dir, const char *id, char **old_tags
 
 int db_update(const char *run_dir, struct device *d)
 {
-        _cleanup_free_ char *id = NULL, *data = NULL, *path = NULL, *tmp = NULL;
+        _cleanup_free_ char *id = NULL, *data = NULL, *path = NULL, *tmp = NULL, *buf = NULL;
         struct db_entry old = {0}, new = {0};
+        size_t buf_len = 0;
         FILE *f = NULL;
         int fd = -1;
         int r = device_db_id(d, &id);
@@ -398,31 +417,37 @@ int db_update(const char *run_dir, struct device *d)
                 goto out;
         }
 
-        if ((r = mkdir_p(data, 0755)) < 0)
+        /* the whole entry first, so the file is written with one write() */
+        f = open_memstream(&buf, &buf_len);
+        if (!f) {
+                r = -ENOMEM;
                 goto out;
+        }
+        r = write_entry(f, d, &new);
+        if (fclose(f) != 0 && r == 0)
+                r = -ENOMEM;
+        if (r < 0)
+                goto out;
+
         if (asprintf(&tmp, "%s/.#%s.XXXXXX", data, id) < 0) {
                 tmp = NULL;
                 r = -ENOMEM;
                 goto out;
         }
+        size_t tmpl = strlen(tmp);
         fd = mkostemp(tmp, O_CLOEXEC);
+        if (fd < 0 && errno == ENOENT) { /* the first entry: make the directories */
+                if ((r = mkdir_p(data, 0755)) < 0)
+                        goto out;
+                memcpy(tmp + tmpl - 6, "XXXXXX", 6);
+                fd = mkostemp(tmp, O_CLOEXEC);
+        }
         if (fd < 0) {
                 r = -errno;
                 goto out_tmp;
         }
-        if (fchmod(fd, new.persist ? 01644 : 0644) < 0) {
-                r = -errno;
-                close(fd);
-                goto out_unlink;
-        }
-        f = fdopen(fd, "w");
-        if (!f) {
-                r = -errno;
-                close(fd);
-                goto out_unlink;
-        }
-        r = write_entry(f, d, &new);
-        if (fclose(f) != 0 && r == 0)
+        r = fchmod(fd, new.persist ? 01644 : 0644) < 0 ? -errno : write_all(fd, buf, buf_len);
+        if (close(fd) < 0 && r == 0)
                 r = -errno;
         if (r < 0)
                 goto out_unlink;

@@ -72,10 +72,6 @@ int devdir_open_parent(int devfd, const char *name, bool create, int *ret_dirfd,
         if (!devdir_name_valid(name))
                 return -EINVAL;
 
-        fd = fcntl(devfd, F_DUPFD_CLOEXEC, 3);
-        if (fd < 0)
-                return -errno;
-
         for (;;) {
                 const char *slash = strchr(p, '/');
                 if (!slash)
@@ -84,15 +80,19 @@ int devdir_open_parent(int devfd, const char *name, bool create, int *ret_dirfd,
                 _cleanup_free_ char *comp = strndup(p, slash - p);
                 if (!comp)
                         return -ENOMEM;
-                int sub = open_subdir(fd, comp, create);
+                int sub = open_subdir(fd >= 0 ? fd : devfd, comp, create);
                 if (sub < 0) {
                         /* O_NOFOLLOW on a symlink gives ELOOP; O_DIRECTORY on a file ENOTDIR. */
                         return sub;
                 }
-                close(fd);
+                if (fd >= 0)
+                        close(fd);
                 fd = sub;
                 p = slash + 1;
         }
+        /* a name directly in the root: the caller still gets an fd of its own */
+        if (fd < 0 && (fd = fcntl(devfd, F_DUPFD_CLOEXEC, 3)) < 0)
+                return -errno;
 
         *ret_dirfd = TAKE_FD(fd);
         *ret_leaf = p;
@@ -172,6 +172,10 @@ int devdir_symlink_replace(int dirfd, const char *leaf, const char *target)
                 if (devdir_readlink(dirfd, leaf, &old) == 0 && streq(old, target))
                         return 0;
         } else if (errno != ENOENT)
+                return -errno;
+        else if (symlinkat(target, dirfd, leaf) == 0)
+                return 1; /* absent: made in place, atomically too */
+        else if (errno != EEXIST)
                 return -errno;
 
         for (int attempt = 0;; attempt++) {

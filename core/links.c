@@ -101,8 +101,9 @@ static int claims_root_open(int runfd, bool create)
         return fd >= 0 ? fd : -errno;
 }
 
-/* Opens <run>/links/<escaped link>; -ENOENT when absent and not create. */
-static int claims_dir_open(int runfd, const char *link, bool create)
+/* Opens <run>/links/<escaped link>; -ENOENT when absent and not create. *ret_created (may be
+ * NULL) tells whether it was made now, i.e. is empty. */
+static int claims_dir_open(int runfd, const char *link, bool create, bool *ret_created)
 {
         _cleanup_close_ int root = -1;
         _cleanup_free_ char *esc = NULL;
@@ -114,12 +115,17 @@ static int claims_dir_open(int runfd, const char *link, bool create)
         r = escape_name(link, &esc);
         if (r < 0)
                 return r;
+        if (ret_created)
+                *ret_created = false;
         fd = openat(root, esc, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (fd >= 0 || errno != ENOENT || !create)
                 return fd >= 0 ? fd : -errno;
-        if (mkdirat(root, esc, 0755) < 0 && errno != EEXIST)
+        bool made = mkdirat(root, esc, 0755) >= 0;
+        if (!made && errno != EEXIST)
                 return -errno;
         fd = openat(root, esc, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd >= 0 && ret_created)
+                *ret_created = made;
         return fd >= 0 ? fd : -errno;
 }
 
@@ -228,8 +234,9 @@ static bool claim_better(const struct claim *a, const struct claim *b)
 }
 
 /* The best claim on link, and the highest sequence number used. Returns 1 with *best filled,
- * 0 when there is no valid claim. Unreadable or foreign (hash collision) records are ignored. */
-static int claims_best(int dirfd, const char *link, struct claim *best, uint64_t *ret_max_seq)
+ * 0 when there is no valid claim. Unreadable or foreign (hash collision) records are ignored,
+ * and so is the entry called exclude (may be NULL). */
+static int claims_best(int dirfd, const char *link, const char *exclude, struct claim *best, uint64_t *ret_max_seq)
 {
         _cleanup_strv_free_ char **entries = NULL;
         uint64_t max_seq = 0;
@@ -244,7 +251,7 @@ static int claims_best(int dirfd, const char *link, struct claim *best, uint64_t
                 struct claim c;
                 if (claim_read(dirfd, *e, &c) < 0)
                         continue;
-                if (!streq(c.link, link)) {
+                if (!streq(c.link, link) || streq_ptr(*e, exclude)) {
                         claim_clear(&c);
                         continue;
                 }
@@ -286,6 +293,8 @@ static int dev_link_remove(int devfd, const char *link)
         return 0;
 }
 
+static int link_apply(int devfd, int runfd, const char *link, bool have_dir, struct claim *best);
+
 /* Makes /dev/<link> match its claims. */
 static int link_resolve(int devfd, int runfd, const char *link)
 {
@@ -293,17 +302,25 @@ static int link_resolve(int devfd, int runfd, const char *link)
         struct claim best = {0};
         int r;
 
-        cdir = claims_dir_open(runfd, link, false);
+        cdir = claims_dir_open(runfd, link, false, NULL);
         if (cdir < 0 && cdir != -ENOENT)
                 return cdir;
-        r = cdir >= 0 ? claims_best(cdir, link, &best, NULL) : 0;
+        r = cdir >= 0 ? claims_best(cdir, link, NULL, &best, NULL) : 0;
         if (r < 0)
                 return r;
+        return link_apply(devfd, runfd, link, cdir >= 0, r > 0 ? &best : NULL);
+}
 
-        if (r == 0) {
+/* Makes /dev/<link> point to the owner best (cleared here), or removes it when best is NULL;
+ * have_dir tells whether the link's claim directory exists. */
+static int link_apply(int devfd, int runfd, const char *link, bool have_dir, struct claim *best)
+{
+        int r;
+
+        if (!best) {
                 /* No claim directory: nothing of ours was ever there (a /dev link is removed
                  * before its claim directory, so a crash cannot leave an unclaimed link). */
-                if (cdir < 0)
+                if (!have_dir)
                         return 0;
                 r = dev_link_remove(devfd, link);
                 if (r < 0)
@@ -320,12 +337,12 @@ static int link_resolve(int devfd, int runfd, const char *link)
         _cleanup_close_ int dirfd = -1;
         const char *leaf;
 
-        if (streq(best.devname, link)) {
-                claim_clear(&best);
+        if (streq(best->devname, link)) {
+                claim_clear(best);
                 return -EEXIST; /* a link onto its own node */
         }
-        r = devdir_relative_target(link, best.devname, &target);
-        claim_clear(&best);
+        r = devdir_relative_target(link, best->devname, &target);
+        claim_clear(best);
         if (r < 0)
                 return r;
         r = devdir_open_parent(devfd, link, true, &dirfd, &leaf);
@@ -335,51 +352,83 @@ static int link_resolve(int devfd, int runfd, const char *link)
         return r < 0 ? r : 0;
 }
 
-static int claim_write(int runfd, const char *link, const char *device_id, const char *devname, int priority)
+/* Writes device_id's claim on link. Returns 1 when it wrote one, with the link's owner now
+ * (the best of the new claim and the others) in *ret_owner, which the caller clears; 0 when the
+ * claim was already there unchanged (the owner is then not computed). */
+static int claim_write(int runfd, const char *link, const char *device_id, const char *devname, int priority,
+                       struct claim *ret_owner)
 {
         _cleanup_close_ int cdir = -1;
         _cleanup_free_ char *entry = NULL, *record = NULL;
         struct claim mine = {0}, best = {0};
-        uint64_t max_seq;
+        uint64_t max_seq = 0;
         char tmp[DEVDIR_TMP_SIZE];
-        int r;
+        bool created;
+        int r, have_best = 0;
 
-        cdir = claims_dir_open(runfd, link, true);
+        cdir = claims_dir_open(runfd, link, true, &created);
         if (cdir < 0)
                 return cdir;
         r = escape_name(device_id, &entry);
         if (r < 0)
                 return r;
 
-        /* Unchanged claims keep their sequence number (their place among equals). */
-        if (claim_read(cdir, entry, &mine) >= 0) {
-                bool same = mine.priority == priority && streq(mine.devname, devname) &&
-                            streq(mine.device_id, device_id) && streq(mine.link, link);
-                claim_clear(&mine);
-                if (same)
-                        return 0;
+        /* A directory made just now holds nothing: no claim to compare with (the common case). */
+        if (!created) {
+                /* Unchanged claims keep their sequence number (their place among equals). */
+                if (claim_read(cdir, entry, &mine) >= 0) {
+                        bool same = mine.priority == priority && streq(mine.devname, devname) &&
+                                    streq(mine.device_id, device_id) && streq(mine.link, link);
+                        claim_clear(&mine);
+                        if (same)
+                                return 0;
+                }
+                have_best = claims_best(cdir, link, entry, &best, &max_seq);
+                if (have_best < 0)
+                        return have_best;
         }
 
-        r = claims_best(cdir, link, &best, &max_seq);
-        if (r < 0)
-                return r;
-        claim_clear(&best);
-
         if (asprintf(&record, "%d\n%" PRIu64 "\n%s\n%s\n%s", priority, max_seq + 1, devname, device_id,
-                     link) < 0)
+                     link) < 0) {
+                claim_clear(&best);
                 return -ENOMEM;
+        }
 
         for (int attempt = 0;; attempt++) {
                 devdir_tmp_name(tmp);
                 if (symlinkat(record, cdir, tmp) == 0)
                         break;
-                if (errno != EEXIST || attempt >= 8)
-                        return -errno;
+                if (errno != EEXIST || attempt >= 8) {
+                        r = -errno;
+                        claim_clear(&best);
+                        return r;
+                }
         }
         if (renameat(cdir, tmp, cdir, entry) < 0) {
                 r = -errno;
                 (void)unlinkat(cdir, tmp, 0);
+                claim_clear(&best);
                 return r;
+        }
+
+        /* The owner: the new claim (newest) unless another one is better. */
+        char *copy = strdup(record);
+        if (!copy) {
+                claim_clear(&best);
+                return -ENOMEM;
+        }
+        r = claim_parse(copy, &mine);
+        if (r < 0) {
+                free(copy);
+                claim_clear(&best);
+                return r;
+        }
+        if (have_best > 0 && claim_better(&best, &mine)) {
+                claim_clear(&mine);
+                *ret_owner = best;
+        } else {
+                claim_clear(&best);
+                *ret_owner = mine;
         }
         return 1;
 }
@@ -390,7 +439,7 @@ static int claim_drop(int runfd, const char *link, const char *device_id)
         _cleanup_free_ char *entry = NULL;
         int r;
 
-        cdir = claims_dir_open(runfd, link, false);
+        cdir = claims_dir_open(runfd, link, false, NULL);
         if (cdir == -ENOENT)
                 return 0;
         if (cdir < 0)
@@ -435,9 +484,12 @@ int links_update(int devfd, int runfd, const char *device_id, const char *devnam
                         keep_first_error(&ret, -EINVAL);
                         continue;
                 }
-                r = claim_write(runfd, *l, device_id, devname, priority);
+                struct claim owner;
+                r = claim_write(runfd, *l, device_id, devname, priority, &owner);
                 keep_first_error(&ret, r);
-                if (r >= 0)
+                if (r > 0)
+                        keep_first_error(&ret, link_apply(devfd, runfd, *l, true, &owner));
+                else if (r == 0) /* unchanged: still repair the link */
                         keep_first_error(&ret, link_resolve(devfd, runfd, *l));
         }
         return ret;
@@ -605,12 +657,12 @@ int links_get_owner(int runfd, const char *link, char **ret_device_id, char **re
 
         if (!devdir_name_valid(link))
                 return -EINVAL;
-        cdir = claims_dir_open(runfd, link, false);
+        cdir = claims_dir_open(runfd, link, false, NULL);
         if (cdir == -ENOENT)
                 return 0;
         if (cdir < 0)
                 return cdir;
-        r = claims_best(cdir, link, &best, NULL);
+        r = claims_best(cdir, link, NULL, &best, NULL);
         if (r <= 0)
                 return r;
 
