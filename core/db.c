@@ -387,7 +387,19 @@ static void drop_stale_tags(const char *run_dir, const char *id, char **old_tags
                 }
 }
 
+static int update(const char *run_dir, struct device *d, bool old_known, char **old_tags);
+
 int db_update(const char *run_dir, struct device *d)
+{
+        return update(run_dir, d, false, NULL);
+}
+
+int db_update_known(const char *run_dir, struct device *d, char **old_tags)
+{
+        return update(run_dir, d, true, old_tags);
+}
+
+static int update(const char *run_dir, struct device *d, bool old_known, char **old_tags)
 {
         _cleanup_free_ char *id = NULL, *data = NULL, *path = NULL, *tmp = NULL, *buf = NULL;
         struct db_entry old = {0}, new = {0};
@@ -402,10 +414,14 @@ int db_update(const char *run_dir, struct device *d)
         if (!path)
                 return -ENOMEM;
 
+        d->db_synced = false; /* until this write succeeds */
         /* the previous version says which tag index entries may have gone stale */
-        r = db_load(path, &old);
-        if (r < 0)
-                log_debug_errno(r, "%s: previous database entry unreadable: %m", path);
+        if (!old_known) {
+                r = db_load(path, &old);
+                if (r < 0)
+                        log_debug_errno(r, "%s: previous database entry unreadable: %m", path);
+                old_tags = old.tags;
+        }
         r = entry_from_device(d, &new);
         if (r < 0)
                 goto out;
@@ -413,7 +429,9 @@ int db_update(const char *run_dir, struct device *d)
         if (!entry_has_info(&new) && !(d->devnum_type && major(d->devnum) > 0) && d->ifindex <= 0) {
                 if (unlink(path) < 0 && errno != ENOENT)
                         r = -errno;
-                drop_stale_tags(run_dir, id, old.tags, NULL);
+                drop_stale_tags(run_dir, id, old_tags, NULL);
+                if (r >= 0)
+                        d->db_synced = true;
                 goto out;
         }
 
@@ -456,12 +474,13 @@ int db_update(const char *run_dir, struct device *d)
                 goto out_unlink;
         }
 
-        drop_stale_tags(run_dir, id, old.tags, new.tags);
+        drop_stale_tags(run_dir, id, old_tags, new.tags);
         STRV_FOREACH(t, new.tags) {
                 int k = tag_index(run_dir, *t, id, true);
                 if (k < 0 && r == 0)
                         r = k;
         }
+        d->db_synced = true;
         goto out;
 
 out_unlink:
@@ -473,7 +492,7 @@ out:
         return r;
 }
 
-int db_delete_id(const char *run_dir, const char *id)
+static int delete_id(const char *run_dir, const char *id, bool load)
 {
         _cleanup_free_ char *data = NULL, *path = NULL;
         struct db_entry old = {0};
@@ -483,10 +502,12 @@ int db_delete_id(const char *run_dir, const char *id)
         path = data ? path_join(data, id) : NULL;
         if (!path)
                 return -ENOMEM;
-        r = db_load(path, &old);
-        if (r < 0)
-                log_debug_errno(r, "%s: database entry unreadable: %m", path);
-        drop_stale_tags(run_dir, id, old.tags, NULL);
+        if (load) {
+                r = db_load(path, &old);
+                if (r < 0)
+                        log_debug_errno(r, "%s: database entry unreadable: %m", path);
+                drop_stale_tags(run_dir, id, old.tags, NULL);
+        }
         db_entry_clear(&old);
         if (unlink(path) < 0 && errno != ENOENT)
                 return -errno;
@@ -502,7 +523,12 @@ int db_delete(const char *run_dir, struct device *d)
         /* the record's own tags too, in case the file was already gone */
         if (d->udev)
                 drop_stale_tags(run_dir, id, d->udev->tags, NULL);
-        return db_delete_id(run_dir, id);
+        return delete_id(run_dir, id, !d->db_synced);
+}
+
+int db_delete_id(const char *run_dir, const char *id)
+{
+        return delete_id(run_dir, id, true);
 }
 
 /* Replaces d's database fields with those of e (taking e's lists). */
@@ -549,6 +575,8 @@ int db_read_file(const char *path, struct device *d)
                         r = k;
         }
         db_entry_clear(&e);
+        if (r >= 0)
+                d->db_synced = true;
         return r;
 }
 

@@ -64,6 +64,8 @@ struct device {
         char *driver;         /* bound driver, or NULL */
         char *devname;        /* node name relative to the /dev root (DEVNAME), or NULL */
         bool devname_refused; /* the kernel's DEVNAME was unsafe: no node, not even one named after the device */
+        bool db_synced;       /* udev and PROP_DB properties are what the database entry says (read from it,
+                               * found absent, or written from them): it need not be read again */
         dev_t devnum;         /* 0 when the device has no devt */
         char devnum_type;     /* 'c', 'b' or 0 */
         int ifindex;          /* network interfaces, else 0 */
