@@ -2,7 +2,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -123,16 +122,12 @@ void devdir_prune_parents(int devfd, const char *name)
 
 int devdir_tmp_name(char buf[static DEVDIR_TMP_SIZE])
 {
-        uint64_t rnd;
-
-        if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != sizeof(rnd)) {
-                /* No entropy yet (very early boot): address bits and time still make clashes
-                 * unlikely, and callers retry on EEXIST. */
-                struct timespec ts;
-                clock_gettime(CLOCK_MONOTONIC, &ts);
-                rnd = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^ (uint64_t)(uintptr_t)buf ^
-                      (uint64_t)getpid() << 48;
-        }
+        /* Unique enough without a syscall (the clock is read in the vDSO): callers create the
+         * entry exclusively and retry on EEXIST, and only root can write where they are made. */
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        uint64_t rnd = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^ ((uint64_t)(uintptr_t)buf << 12);
+        rnd *= 0x9e3779b97f4a7c15ULL; /* spread the bits */
         snprintf(buf, DEVDIR_TMP_SIZE, ".#devman.%016llx", (unsigned long long)rnd);
         return 0;
 }

@@ -23,6 +23,11 @@ struct claim {
         char *record; /* the raw record; the fields above point into it */
 };
 
+static bool list_empty(char **v)
+{
+        return !v || !v[0];
+}
+
 static void claim_clear(struct claim *c)
 {
         free(c->record);
@@ -101,17 +106,16 @@ static int claims_root_open(int runfd, bool create)
         return fd >= 0 ? fd : -errno;
 }
 
-/* Opens <run>/links/<escaped link>; -ENOENT when absent and not create. *ret_created (may be
- * NULL) tells whether it was made now, i.e. is empty. */
-static int claims_dir_open(int runfd, const char *link, bool create, bool *ret_created)
+/* Opens <escaped link> in the claims root (<run>/links, an fd, or its -errno when it could not
+ * be opened); -ENOENT when absent and not create. *ret_created (may be NULL) tells whether it
+ * was made now, i.e. is empty. */
+static int claims_dir_open(int root, const char *link, bool create, bool *ret_created)
 {
-        _cleanup_close_ int root = -1;
         _cleanup_free_ char *esc = NULL;
         int r, fd;
 
-        root = claims_root_open(runfd, create);
         if (root < 0)
-                return root;
+                return root; /* the claims root could not be opened (-ENOENT: no claims at all) */
         r = escape_name(link, &esc);
         if (r < 0)
                 return r;
@@ -293,27 +297,27 @@ static int dev_link_remove(int devfd, const char *link)
         return 0;
 }
 
-static int link_apply(int devfd, int runfd, const char *link, bool have_dir, struct claim *best);
+static int link_apply(int devfd, int root, const char *link, bool have_dir, struct claim *best);
 
 /* Makes /dev/<link> match its claims. */
-static int link_resolve(int devfd, int runfd, const char *link)
+static int link_resolve(int devfd, int root, const char *link)
 {
         _cleanup_close_ int cdir = -1;
         struct claim best = {0};
         int r;
 
-        cdir = claims_dir_open(runfd, link, false, NULL);
+        cdir = claims_dir_open(root, link, false, NULL);
         if (cdir < 0 && cdir != -ENOENT)
                 return cdir;
         r = cdir >= 0 ? claims_best(cdir, link, NULL, &best, NULL) : 0;
         if (r < 0)
                 return r;
-        return link_apply(devfd, runfd, link, cdir >= 0, r > 0 ? &best : NULL);
+        return link_apply(devfd, root, link, cdir >= 0, r > 0 ? &best : NULL);
 }
 
 /* Makes /dev/<link> point to the owner best (cleared here), or removes it when best is NULL;
  * have_dir tells whether the link's claim directory exists. */
-static int link_apply(int devfd, int runfd, const char *link, bool have_dir, struct claim *best)
+static int link_apply(int devfd, int root, const char *link, bool have_dir, struct claim *best)
 {
         int r;
 
@@ -325,7 +329,6 @@ static int link_apply(int devfd, int runfd, const char *link, bool have_dir, str
                 r = dev_link_remove(devfd, link);
                 if (r < 0)
                         return r;
-                _cleanup_close_ int root = claims_root_open(runfd, false);
                 _cleanup_free_ char *esc = NULL;
                 /* Fails harmlessly when a record or a temporary is still there. */
                 if (root >= 0 && escape_name(link, &esc) >= 0)
@@ -355,7 +358,7 @@ static int link_apply(int devfd, int runfd, const char *link, bool have_dir, str
 /* Writes device_id's claim on link. Returns 1 when it wrote one, with the link's owner now
  * (the best of the new claim and the others) in *ret_owner, which the caller clears; 0 when the
  * claim was already there unchanged (the owner is then not computed). */
-static int claim_write(int runfd, const char *link, const char *device_id, const char *devname, int priority,
+static int claim_write(int root, const char *link, const char *device_id, const char *devname, int priority,
                        struct claim *ret_owner)
 {
         _cleanup_close_ int cdir = -1;
@@ -366,7 +369,7 @@ static int claim_write(int runfd, const char *link, const char *device_id, const
         bool created;
         int r, have_best = 0;
 
-        cdir = claims_dir_open(runfd, link, true, &created);
+        cdir = claims_dir_open(root, link, true, &created);
         if (cdir < 0)
                 return cdir;
         r = escape_name(device_id, &entry);
@@ -433,13 +436,13 @@ static int claim_write(int runfd, const char *link, const char *device_id, const
         return 1;
 }
 
-static int claim_drop(int runfd, const char *link, const char *device_id)
+static int claim_drop(int root, const char *link, const char *device_id)
 {
         _cleanup_close_ int cdir = -1;
         _cleanup_free_ char *entry = NULL;
         int r;
 
-        cdir = claims_dir_open(runfd, link, false, NULL);
+        cdir = claims_dir_open(root, link, false, NULL);
         if (cdir == -ENOENT)
                 return 0;
         if (cdir < 0)
@@ -465,6 +468,12 @@ int links_update(int devfd, int runfd, const char *device_id, const char *devnam
 
         if (!device_id_valid(device_id) || !devdir_name_valid(devname))
                 return -EINVAL;
+        if (list_empty(old_links) && list_empty(new_links))
+                return 0;
+        /* opened once for all links; made only when there is a claim to write */
+        _cleanup_close_ int root = claims_root_open(runfd, !list_empty(new_links));
+        if (root < 0 && root != -ENOENT)
+                return root;
 
         for (char **l = old_links; l && *l; l++) {
                 if (strv_contains(new_links, *l))
@@ -473,10 +482,10 @@ int links_update(int devfd, int runfd, const char *device_id, const char *devnam
                         keep_first_error(&ret, -EINVAL);
                         continue;
                 }
-                r = claim_drop(runfd, *l, device_id);
+                r = claim_drop(root, *l, device_id);
                 keep_first_error(&ret, r);
                 if (r >= 0)
-                        keep_first_error(&ret, link_resolve(devfd, runfd, *l));
+                        keep_first_error(&ret, link_resolve(devfd, root, *l));
         }
 
         for (char **l = new_links; l && *l; l++) {
@@ -485,19 +494,19 @@ int links_update(int devfd, int runfd, const char *device_id, const char *devnam
                         continue;
                 }
                 struct claim owner;
-                r = claim_write(runfd, *l, device_id, devname, priority, &owner);
+                r = claim_write(root, *l, device_id, devname, priority, &owner);
                 keep_first_error(&ret, r);
                 if (r > 0)
-                        keep_first_error(&ret, link_apply(devfd, runfd, *l, true, &owner));
+                        keep_first_error(&ret, link_apply(devfd, root, *l, true, &owner));
                 else if (r == 0) /* unchanged: still repair the link */
-                        keep_first_error(&ret, link_resolve(devfd, runfd, *l));
+                        keep_first_error(&ret, link_resolve(devfd, root, *l));
         }
         return ret;
 }
 
 /* Calls fn for every claim directory: its fd, the link name (from a record, or unescaped from
  * the directory name; NULL when unknown) and the entries. */
-typedef int (*claims_dir_fn)(int devfd, int runfd, int cdir, const char *link, char **entries,
+typedef int (*claims_dir_fn)(int devfd, int root, int cdir, const char *link, char **entries,
                              void *userdata);
 
 static int claims_foreach_dir(int devfd, int runfd, claims_dir_fn fn, void *userdata)
@@ -540,7 +549,7 @@ static int claims_foreach_dir(int devfd, int runfd, claims_dir_fn fn, void *user
                 if (!link && (unescape_name(*d, &link) < 0 || !devdir_name_valid(link)))
                         link = mfree(link);
 
-                r = fn(devfd, runfd, cdir, link, entries, userdata);
+                r = fn(devfd, root, cdir, link, entries, userdata);
                 if (r < 0)
                         keep_first_error(&ret, r);
                 else if (ret >= 0)
@@ -558,7 +567,7 @@ struct remove_ctx {
         const char *device_id;
 };
 
-static int remove_one_dir(int devfd, int runfd, int cdir, const char *link, char **entries, void *userdata)
+static int remove_one_dir(int devfd, int root, int cdir, const char *link, char **entries, void *userdata)
 {
         struct remove_ctx *ctx = userdata;
         int hits = 0;
@@ -573,7 +582,7 @@ static int remove_one_dir(int devfd, int runfd, int cdir, const char *link, char
                         hits++;
         }
         if (hits && link)
-                return link_resolve(devfd, runfd, link);
+                return link_resolve(devfd, root, link);
         return 0;
 }
 
@@ -590,15 +599,22 @@ int links_remove_all(int devfd, int runfd, const char *device_id, char **links)
                 return r < 0 ? r : 0;
         }
 
+        if (list_empty(links))
+                return 0;
+        _cleanup_close_ int root = claims_root_open(runfd, false);
+        if (root == -ENOENT)
+                return 0;
+        if (root < 0)
+                return root;
         for (char **l = links; *l; l++) {
                 if (!devdir_name_valid(*l)) {
                         keep_first_error(&ret, -EINVAL);
                         continue;
                 }
-                r = claim_drop(runfd, *l, device_id);
+                r = claim_drop(root, *l, device_id);
                 keep_first_error(&ret, r);
                 if (r >= 0)
-                        keep_first_error(&ret, link_resolve(devfd, runfd, *l));
+                        keep_first_error(&ret, link_resolve(devfd, root, *l));
         }
         return ret;
 }
@@ -608,7 +624,7 @@ struct gc_ctx {
         void *userdata;
 };
 
-static int gc_one_dir(int devfd, int runfd, int cdir, const char *link, char **entries, void *userdata)
+static int gc_one_dir(int devfd, int root, int cdir, const char *link, char **entries, void *userdata)
 {
         struct gc_ctx *ctx = userdata;
         int dropped = 0, r;
@@ -633,7 +649,7 @@ static int gc_one_dir(int devfd, int runfd, int cdir, const char *link, char **e
                         dropped++;
         }
         if (link) {
-                r = link_resolve(devfd, runfd, link);
+                r = link_resolve(devfd, root, link);
                 if (r < 0)
                         return r;
         }
@@ -657,7 +673,8 @@ int links_get_owner(int runfd, const char *link, char **ret_device_id, char **re
 
         if (!devdir_name_valid(link))
                 return -EINVAL;
-        cdir = claims_dir_open(runfd, link, false, NULL);
+        _cleanup_close_ int root = claims_root_open(runfd, false);
+        cdir = claims_dir_open(root, link, false, NULL);
         if (cdir == -ENOENT)
                 return 0;
         if (cdir < 0)
