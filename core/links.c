@@ -2,7 +2,10 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <dirent.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "devdir.h"
 #include "hashmap.h"
@@ -189,39 +192,41 @@ static int claim_read(int dirfd, const char *entry, struct claim *ret)
 }
 
 /* Lists the entries of a directory fd (not "." / ".." / temporaries) as a NULL-terminated
- * array of new strings. */
+ * array of new strings. Reads dirfd itself from its start (no second fd, no stdio stream). */
 static int list_dir(int dirfd, char ***ret)
 {
-        _cleanup_closedir_ DIR *d = NULL;
         _cleanup_strv_free_ char **v = calloc(1, sizeof(char *));
+        _cleanup_free_ char *buf = NULL;
+        const size_t buf_size = 8192;
         size_t n = 0, cap = 1;
-        int fd;
 
-        if (!v)
+        if (!v || !(buf = malloc(buf_size)))
                 return -ENOMEM;
-        fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0)
+        if (lseek(dirfd, 0, SEEK_SET) < 0)
                 return -errno;
-        d = fdopendir(fd);
-        if (!d) {
-                close(fd);
-                return -errno;
-        }
-
-        for (struct dirent *de; (de = readdir(d));) {
-                if (de->d_name[0] == '.')
-                        continue; /* ".", "..", temporaries; escaped names never start with '.' */
-                if (n + 1 >= cap) {
-                        /* Doubling: the claims root holds one entry per link in the system. */
-                        char **nv = realloc(v, cap * 2 * sizeof(char *));
-                        if (!nv)
+        for (;;) {
+                long got = syscall(SYS_getdents64, dirfd, buf, buf_size);
+                if (got < 0)
+                        return -errno;
+                if (got == 0)
+                        break;
+                for (long off = 0; off < got;) {
+                        const struct dirent64 *de = (const struct dirent64 *)(buf + off);
+                        off += de->d_reclen;
+                        if (de->d_name[0] == '.')
+                                continue; /* ".", "..", temporaries; escaped names never start with '.' */
+                        if (n + 1 >= cap) {
+                                /* Doubling: the claims root holds one entry per link in the system. */
+                                char **nv = realloc(v, cap * 2 * sizeof(char *));
+                                if (!nv)
+                                        return -ENOMEM;
+                                v = nv;
+                                cap *= 2;
+                        }
+                        if (!(v[n] = strdup(de->d_name)))
                                 return -ENOMEM;
-                        v = nv;
-                        cap *= 2;
+                        v[++n] = NULL;
                 }
-                if (!(v[n] = strdup(de->d_name)))
-                        return -ENOMEM;
-                v[++n] = NULL;
         }
         *ret = TAKE_PTR(v);
         return 0;
