@@ -48,8 +48,10 @@ int model_add_from_sysfs(struct model *m, const char *devpath, struct device **r
 int model_scan(struct model *m);
 
 /* Applies a uevent: add/change/bind/unbind/online/offline refresh the record from sysfs and
- * the event's properties (the event's values win for what it carries; MAJOR/MINOR that
- * disagree with the `dev` attribute are logged and sysfs wins); move renames the record
+ * the event's properties (the event's values win for what it carries; the kernel's own events
+ * on the live /sys give the devt by their MAJOR/MINOR, the value the `dev` attribute holds;
+ * for other events MAJOR/MINOR that disagree with the `dev` attribute are logged and sysfs
+ * wins); move renames the record
  * (DEVPATH_OLD) and its children; remove drops the record and its children from the model.
  * *ret gets a new reference to the record (for remove: the removed record). */
 int model_apply_uevent(struct model *m, const struct uevent *ev, struct device **ret);
