@@ -31,6 +31,21 @@ int props_copy(struct props *dst, const struct props *src)
         return 0;
 }
 
+void props_shrink(struct props *p)
+{
+        if (p->len == 0) {
+                props_clear(p);
+                return;
+        }
+        if (p->cap - p->len < 32) /* not worth a realloc */
+                return;
+        char *b = realloc(p->buf, p->len);
+        if (!b)
+                return; /* keeps the larger buffer */
+        p->buf = b;
+        p->cap = p->len;
+}
+
 size_t props_key_len(const char *entry)
 {
         const char *eq = strchr(entry, '=');

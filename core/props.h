@@ -33,6 +33,10 @@ void props_clear(struct props *p);
 /* Deep copy; 0 or -ENOMEM. */
 int props_copy(struct props *dst, const struct props *src);
 
+/* Gives back the room the buffer grew beyond its entries (it grows by doubling): for a set
+ * that is kept, like a device's after its event. */
+void props_shrink(struct props *p);
+
 /* The value of key, or NULL. The pointer is valid until the next change of the set. */
 const char *props_get(const struct props *p, const char *key);
 /* Sets (replacing any previous value and its flags); a NULL value removes the key.

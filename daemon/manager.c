@@ -253,6 +253,8 @@ static void schedule_retry(struct manager *m)
 static void on_event_done(struct event *e, struct device *dev, int result, void *userdata)
 {
         struct manager *m = userdata;
+        if (dev && dev->model)
+                props_shrink(&dev->props); /* kept until its next event: no growth room */
         schedule_retry(m);
         log_debug("Event %" PRIu64 " (%s %s) done%s", e->seqnum, uevent_action_to_string(e->uevent->action),
                   e->uevent->devpath, result < 0 ? " with errors" : "");
