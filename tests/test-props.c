@@ -111,4 +111,31 @@ static void test_strv(void)
         strv_free(l);
 }
 
-TEST_MAIN(TEST(test_props), TEST(test_merge), TEST(test_self_alias), TEST(test_strv))
+/* Shrinking keeps every entry and leaves no growth room; later changes still work. */
+static void test_shrink(void)
+{
+        struct props p = PROPS_INIT;
+        CHECK_INT(props_set(&p, "DEVNAME", "loop7", PROP_KERNEL), 0);
+        CHECK_INT(props_set(&p, "ID_FS_TYPE", "ext4", PROP_DB), 0);
+        CHECK_INT(props_set(&p, "LONG", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", 0), 0);
+        CHECK_INT(props_set(&p, "LONG", NULL, 0), 0); /* leaves room behind */
+        CHECK(p.cap > p.len);
+        size_t len = p.len;
+        props_shrink(&p);
+        CHECK_INT(p.cap, len);
+        CHECK_INT(p.len, len);
+        CHECK_INT(p.n, 2);
+        CHECK_STR(props_get(&p, "DEVNAME"), "loop7");
+        CHECK_STR(props_get(&p, "ID_FS_TYPE"), "ext4");
+        CHECK_INT(props_set(&p, "MORE", "1", 0), 0);
+        CHECK_STR(props_get(&p, "MORE"), "1");
+        CHECK_INT(props_unset(&p, "DEVNAME"), 1); /* 1: it was there */
+        CHECK_INT(props_unset(&p, "ID_FS_TYPE"), 1);
+        CHECK_INT(props_unset(&p, "MORE"), 1);
+        props_shrink(&p); /* empty: no buffer at all */
+        CHECK(p.buf == NULL);
+        CHECK_INT(p.cap, 0);
+        props_clear(&p);
+}
+
+TEST_MAIN(TEST(test_props), TEST(test_merge), TEST(test_self_alias), TEST(test_strv), TEST(test_shrink))
