@@ -1072,6 +1072,26 @@ static bool subsystem_is_class(struct model *m, const char *subsystem)
 
 /* The parent of a /devices path: the nearest ancestor the model knows, else the nearest one
  * with a uevent file (added to the model first). Usually no system call at all. */
+/* How many glue directories are remembered at most (a machine has a few dozen; hot-plugging
+ * makes new ones under new devices, while those of removed devices linger). */
+#define GLUE_CACHE_MAX 1024
+
+static void glue_forget(struct model *m)
+{
+        size_t n = hashmap_size(m->glue), i = 0;
+        _cleanup_free_ const void **keys = calloc(n ? n : 1, sizeof(*keys));
+        struct hashmap_iter it = HASHMAP_ITER_INIT;
+        const void *k;
+        if (!keys)
+                return; /* kept: a cache too large is no error */
+        while (hashmap_iterate(m->glue, &it, &k, NULL))
+                keys[i++] = k;
+        for (i = 0; i < n; i++) { /* collected first: removal moves entries */
+                hashmap_remove(m->glue, keys[i]);
+                free((void *)keys[i]);
+        }
+}
+
 static int find_parent_fast(struct model *m, const char *devpath, struct device **ret)
 {
         _cleanup_free_ char *p = strdup(devpath);
@@ -1099,6 +1119,10 @@ static int find_parent_fast(struct model *m, const char *devpath, struct device 
                         return r == -ENODEV || r == -ENOENT ? 0 : r;
                 }
                 if (access(syspath, F_OK) == 0) {
+                        /* glue directories of removed devices are never forgotten one by one:
+                         * a cache that fills up starts over */
+                        if (hashmap_size(m->glue) >= GLUE_CACHE_MAX)
+                                glue_forget(m);
                         char *key = strdup(p);
                         if (key && hashmap_put(m->glue, key, key) < 0)
                                 free(key);

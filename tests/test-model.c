@@ -377,5 +377,42 @@ static void test_live_kernel_devt(void)
         model_free(m);
 }
 
+/* More glue directories than the model remembers: every device still gets its parent across
+ * the glue, before and after the cache starts over; compaction keeps every look-up working. */
+static void test_glue_bounded(void)
+{
+        enum { N = 1100 };
+        struct model *m = NULL;
+        snprintf(root, sizeof(root), "/tmp/devman-test-model-XXXXXX");
+        CHECK(mkdtemp(root) != NULL);
+        put("/devices/virtual/top/uevent", "");
+        for (int i = 0; i < N; i++) {
+                char rel[128];
+                snprintf(rel, sizeof(rel), "/devices/virtual/top/glue%d/dev%d/uevent", i, i);
+                put(rel, "");
+        }
+        CHECK_INT(model_new(root, &m), 0);
+        for (int i = 0; i < N; i++) {
+                char msg[256], devpath[128];
+                const char *why;
+                struct uevent *ev = NULL;
+                struct device *d = NULL;
+                snprintf(devpath, sizeof(devpath), "/devices/virtual/top/glue%d/dev%d", i, i);
+                int len = snprintf(msg, sizeof(msg), "add@%s%cACTION=add%cDEVPATH=%s%cSUBSYSTEM=misc%cSEQNUM=%d",
+                                   devpath, 0, 0, devpath, 0, 0, 100 + i);
+                CHECK_INT(uevent_parse(msg, (size_t)len + 1, &ev, &why), 0);
+                CHECK_INT(model_apply_uevent(m, ev, &d), 0);
+                CHECK(d && d->parent && streq(d->parent->devpath, "/devices/virtual/top"));
+                device_unref(d);
+                uevent_free(ev);
+        }
+        CHECK_INT(model_size(m), N + 1);
+        CHECK_INT(model_compact(m), 0);
+        CHECK(model_get(m, "/devices/virtual/top/glue7/dev7") != NULL);
+        CHECK(model_get(m, "/devices/virtual/top/glue1099/dev1099") != NULL);
+        model_free(m);
+        cleanup();
+}
+
 TEST_MAIN(TEST(test_both_layouts_same_devices), TEST(test_events), TEST(test_enumerate_order),
-          TEST(test_live_kernel_devt))
+          TEST(test_live_kernel_devt), TEST(test_glue_bounded))
