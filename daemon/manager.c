@@ -138,9 +138,10 @@ static void schedule_start(struct manager *m)
 
 static void trim_memory(struct manager *m)
 {
-        if (model_compact(m->model) < 0)
-                log_debug("Cannot shrink the model's indices now: %m");
-        int r = memtrim_idle();
+        int r = model_compact(m->model);
+        if (r < 0)
+                log_debug_errno(r, "Cannot shrink the model's indices now: %m");
+        r = memtrim_idle();
         if (r < 0)
                 log_debug_errno(r, "Cannot trim memory: %m");
         else

@@ -14,6 +14,9 @@ build=${1:?build dir}
 src=${DEVMAN_SOURCE_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 [ "$(id -u)" -eq 0 ] || { echo "not root: skipped"; exit 77; }
 [ -w /dev/loop-control ] || { echo "no /dev/loop-control: skipped"; exit 77; }
+if ldd "$build/daemon/devmand" 2>/dev/null | grep -q -e libasan -e libtsan; then
+    echo "sanitizer build: RSS would measure the sanitizer's allocator: skipped"; exit 77
+fi
 if [ -z "${DEVMAN_IDLE_NS:-}" ]; then
     DEVMAN_IDLE_NS=1 exec unshare --net --mount --propagation private "$0" "$@"
 fi
