@@ -10,6 +10,7 @@
 #include "log.h"
 #include "strv.h"
 #include "sysfs.h"
+#include "sysdir-cache.h"
 
 struct subsys_list {
         char *name;
@@ -27,6 +28,7 @@ struct model {
         struct hashmap *by_subsystem; /* name -> struct subsys_list */
         struct hashmap *is_class;     /* subsystem name (owned) -> (void *)1 class, (void *)2 bus */
         struct hashmap *glue;         /* devpaths (owned) of directories known not to be devices */
+        struct sysdir_cache *dirs;    /* fds of parent directories, for device_sysfd() */
 };
 
 int model_new(const char *sysfs_root, struct model **ret)
@@ -51,6 +53,9 @@ int model_new(const char *sysfs_root, struct model **ret)
         m->root_real = realpath(m->root, NULL);
         if (!m->root_real)
                 return negative_errno();
+        m->dirs = sysdir_cache_new(m->root);
+        if (!m->dirs)
+                return -ENOMEM;
         *ret = TAKE_PTR(m);
         return 0;
 }
@@ -74,11 +79,17 @@ struct model *model_free(struct model *m)
                         free((void *)k);
                 hashmap_free(owned_keys[i]);
         }
+        sysdir_cache_free(m->dirs);
         free(m->root);
         free(m->root_real);
         free(m->dev_root);
         free(m);
         return NULL;
+}
+
+int model_open_sysdir(struct model *m, const char *devpath)
+{
+        return sysdir_cache_open(m->dirs, devpath);
 }
 
 const char *model_sysfs_root(const struct model *m)
