@@ -40,6 +40,7 @@ struct event_run {
         unsigned rename_attempts;
         sd_event_source *timer; /* rename retry */
         bool old_synced;  /* old_tags are the entry's (the record was synced with the database) */
+        bool node_made;   /* the node and its M:m link were made before the rules, in this event */
         bool waiting;     /* a child of ours is running */
         bool aborted;     /* the daemon gave up on the event while a child ran */
         int result;
@@ -130,6 +131,7 @@ static void step_model(struct event_run *run)
                 if (r < 0)
                         log_debug_errno(r, "%s: could not make node %s before the rules: %m", d->devpath,
                                         d->devname);
+                run->node_made = r >= 0;
         }
         run->old_synced = run->dev->db_synced;
         if (run->dev->udev && (strv_copy(run->dev->udev->links, &run->old_links) < 0 ||
@@ -297,8 +299,9 @@ void process_node_access(const struct device *d, mode_t *ret_mode, uid_t *ret_ui
                             : parse_mode(device_get_property(d, "DEVMODE"), *ret_gid != 0 ? 0660 : NODE_MODE_DEFAULT);
 }
 
-/* Creates (or updates) d's node; 0, or -errno (logged by the caller). */
-static int make_node(struct process_ctx *ctx, struct device *d)
+/* Creates (or updates) d's node, and its M:m link unless with_link is false (made already);
+ * 0, or -errno (logged by the caller). */
+static int make_node(struct process_ctx *ctx, struct device *d, bool with_link)
 {
         if (!d->devnum_type || !d->devname)
                 return 0;
@@ -306,7 +309,8 @@ static int make_node(struct process_ctx *ctx, struct device *d)
         uid_t uid;
         gid_t gid;
         process_node_access(d, &mode, &uid, &gid);
-        int r = node_add(ctx->devfd, d->devname, d->devnum_type, d->devnum, mode, uid, gid);
+        int r = (with_link ? node_add : node_update)(ctx->devfd, d->devname, d->devnum_type, d->devnum, mode, uid,
+                                                     gid);
         if (r > 0)
                 log_debug("%s: created %s %c%u:%u mode %04o", d->devpath, d->devname, d->devnum_type,
                           major(d->devnum), minor(d->devnum), (unsigned)mode);
@@ -319,7 +323,7 @@ static int publish_node(struct event_run *run)
         struct device *d = run->dev;
 
         if (action_of(run) != UEVENT_REMOVE)
-                return make_node(run->ctx, d);
+                return make_node(run->ctx, d, !run->node_made);
         if (d->devnum_type && d->devname) {
                 int r = node_remove(run->ctx->devfd, d->devname, d->devnum_type, d->devnum);
                 if (r < 0)
@@ -413,7 +417,7 @@ int process_republish(struct process_ctx *ctx, struct device *d)
         _cleanup_free_ char *id = NULL;
         int r = 0;
 
-        r = make_node(ctx, d);
+        r = make_node(ctx, d, true);
         if (r < 0 || device_get_id(d, &id) < 0)
                 return r;
         if (ctx->runfd >= 0 && d->devname)
