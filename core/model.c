@@ -572,8 +572,8 @@ static int read_device(struct model *m, struct device *d, const char *syspath)
         d->devnum = devnum;
         d->devnum_type = devnum ? (streq_ptr(subsystem, "block") ? 'b' : 'c') : 0;
         if (devnum) {
-                if ((r = props_setf(&d->props, "MAJOR", PROP_KERNEL, "%u", major(devnum))) < 0 ||
-                    (r = props_setf(&d->props, "MINOR", PROP_KERNEL, "%u", minor(devnum))) < 0)
+                if ((r = props_set_uint(&d->props, "MAJOR", major(devnum), PROP_KERNEL)) < 0 ||
+                    (r = props_set_uint(&d->props, "MINOR", minor(devnum), PROP_KERNEL)) < 0)
                         goto finish;
         }
         if (streq_ptr(subsystem, "net") && !props_get(&d->props, "IFINDEX")) {
@@ -981,8 +981,8 @@ static int overlay_event(struct model *m, struct device *d, const struct uevent 
                 } else if (d->devnum_type && (major(d->devnum) != ma || minor(d->devnum) != mi)) {
                         log_warning("%s: uevent says %s:%s, sysfs dev says %u:%u; using sysfs", d->devpath, maj, min,
                                     major(d->devnum), minor(d->devnum));
-                        props_setf(&d->props, "MAJOR", PROP_KERNEL, "%u", major(d->devnum));
-                        props_setf(&d->props, "MINOR", PROP_KERNEL, "%u", minor(d->devnum));
+                        props_set_uint(&d->props, "MAJOR", major(d->devnum), PROP_KERNEL);
+                        props_set_uint(&d->props, "MINOR", minor(d->devnum), PROP_KERNEL);
                 }
         }
         if (ev->action == UEVENT_BIND || ev->action == UEVENT_UNBIND) {
@@ -1153,9 +1153,10 @@ static int apply_from_event(struct model *m, const struct uevent *ev, struct dev
         d->devnum_type = 0;
         if (maj && min) {
                 dev_t devnum = 0;
-                if (asprintf(&path, "%s%s/dev", m->root_real, ev->devpath) < 0)
+                bool trust_event = ev->from_kernel && streq(m->root_real, "/sys");
+                if (!trust_event && asprintf(&path, "%s%s/dev", m->root_real, ev->devpath) < 0)
                         return -ENOMEM;
-                if (ev->from_kernel && streq(m->root_real, "/sys")) {
+                if (trust_event) {
                         unsigned long ma = strtoul(maj, NULL, 10), mi = strtoul(min, NULL, 10);
                         if (ma > 0 && ma < 4096 && mi < (1u << 20))
                                 devnum = makedev(ma, mi);
@@ -1174,8 +1175,8 @@ static int apply_from_event(struct model *m, const struct uevent *ev, struct dev
                 if (devnum) {
                         d->devnum = devnum;
                         d->devnum_type = streq(ev->subsystem, "block") ? 'b' : 'c';
-                        if ((r = props_setf(&d->props, "MAJOR", PROP_KERNEL, "%u", major(devnum))) < 0 ||
-                            (r = props_setf(&d->props, "MINOR", PROP_KERNEL, "%u", minor(devnum))) < 0)
+                        if ((r = props_set_uint(&d->props, "MAJOR", major(devnum), PROP_KERNEL)) < 0 ||
+                            (r = props_set_uint(&d->props, "MINOR", minor(devnum), PROP_KERNEL)) < 0)
                                 return r;
                 }
         }

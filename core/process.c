@@ -111,7 +111,7 @@ static void step_model(struct event_run *run)
          * ENV{SEQNUM}, builtins that look at ACTION); finish() drops them again. */
         if (props_set(&run->dev->props, "ACTION", uevent_action_to_string(action_of(run)), PROP_KERNEL) < 0 ||
             (run->event->uevent->seqnum &&
-             props_setf(&run->dev->props, "SEQNUM", PROP_KERNEL, "%" PRIu64, run->event->uevent->seqnum) < 0))
+             props_set_uint(&run->dev->props, "SEQNUM", run->event->uevent->seqnum, PROP_KERNEL) < 0))
                 run->result = log_oom();
         /* After a restart the record knows nothing of earlier events: the database does. Once
          * read (or found absent) the record holds what devman writes, so it is read once. */

@@ -113,7 +113,11 @@ int props_set(struct props *p, const char *key, const char *value, unsigned flag
         }
         if (!value)
                 return 0;
+        return props_append(p, key, keylen, value, flags);
+}
 
+int props_append(struct props *p, const char *key, size_t keylen, const char *value, unsigned flags)
+{
         size_t need = 1 + keylen + 1 + strlen(value) + 1;
         if (p->len + need > p->cap) {
                 size_t cap = p->cap ? p->cap : 64;
@@ -133,6 +137,18 @@ int props_set(struct props *p, const char *key, const char *value, unsigned flag
         p->len += need;
         p->n++;
         return 0;
+}
+
+int props_set_uint(struct props *p, const char *key, uint64_t value, unsigned flags)
+{
+        char buf[21]; /* 2^64 - 1 has 20 digits */
+        char *q = buf + sizeof(buf) - 1;
+        *q = '\0';
+        do {
+                *--q = (char)('0' + value % 10);
+                value /= 10;
+        } while (value > 0);
+        return props_set(p, key, q, flags);
 }
 
 int props_setf(struct props *p, const char *key, unsigned flags, const char *fmt, ...)

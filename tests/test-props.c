@@ -111,4 +111,21 @@ static void test_strv(void)
         strv_free(l);
 }
 
-TEST_MAIN(TEST(test_props), TEST(test_merge), TEST(test_self_alias), TEST(test_strv))
+static void test_numbers_and_append(void)
+{
+        struct props p = PROPS_INIT;
+        CHECK_INT(props_set_uint(&p, "Z", 0, PROP_KERNEL), 0);
+        CHECK_INT(props_set_uint(&p, "BIG", UINT64_MAX, PROP_KERNEL), 0);
+        CHECK_INT(props_set_uint(&p, "Z", 259, PROP_DB), 0);
+        CHECK_STR(props_get(&p, "Z"), "259");
+        CHECK_STR(props_get(&p, "BIG"), "18446744073709551615");
+        CHECK_INT(props_append(&p, "KEYxxx", 3, "v", PROP_KERNEL), 0);
+        CHECK_STR(props_get(&p, "KEY"), "v");
+        CHECK(props_get(&p, "KEYxxx") == NULL);
+        CHECK_INT((int)p.n, 3);
+        /* a key that is a prefix of another is not found in it */
+        CHECK(props_get(&p, "B") == NULL && props_get(&p, "BI") == NULL);
+        props_clear(&p);
+}
+
+TEST_MAIN(TEST(test_props), TEST(test_merge), TEST(test_self_alias), TEST(test_strv), TEST(test_numbers_and_append))
