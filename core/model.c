@@ -1192,6 +1192,13 @@ static int apply_from_event(struct model *m, const struct uevent *ev, struct dev
                         return r;
                 }
                 fresh = NULL; /* the model's reference now */
+                /* A device the kernel adds now has no database entry: the remove of any earlier
+                 * one with this path deleted it, and entries of devices gone while no daemon
+                 * ran are removed at start-up (reconcile). It need not be looked for. */
+                if (ev->from_kernel && ev->action == UEVENT_ADD) {
+                        d->db_synced = true;
+                        d->db_exists = false;
+                }
         } else {
                 r = reindex(m, d, old_subsystem, old_type, old_devnum);
                 if (r < 0)
