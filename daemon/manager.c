@@ -110,9 +110,16 @@ static uint64_t now_usec(void)
 
 /* <run>/queue exists exactly while events are queued or running (libudev's "queue is empty"),
  * or while a resynchronisation is due: the events it will queue are not yet known. */
+static bool queue_busy(const struct manager *m)
+{
+        return !event_queue_is_empty(&m->queue) || (m->resync_pending && !m->exiting);
+}
+
 static void update_queue_file(struct manager *m)
 {
-        bool want = !event_queue_is_empty(&m->queue) || (m->resync_pending && !m->exiting);
+        bool want = queue_busy(m);
+        if (!want)
+                ctrl_server_notify_idle(m->ctrl); /* devmanadm settle waiting on the socket */
         if (want == m->queue_file || m->runfd < 0)
                 return;
         if (want) {
@@ -508,6 +515,11 @@ static void ctrl_ping(void *userdata)
         log_debug("Ping");
 }
 
+static bool ctrl_is_idle(void *userdata)
+{
+        return !queue_busy(userdata);
+}
+
 static const struct ctrl_ops ctrl_ops = {
         .set_log_level = ctrl_set_log_level,
         .stop_exec_queue = ctrl_stop_exec_queue,
@@ -517,6 +529,7 @@ static const struct ctrl_ops ctrl_ops = {
         .set_children_max = ctrl_set_children_max,
         .ping = ctrl_ping,
         .exit = ctrl_exit,
+        .is_idle = ctrl_is_idle,
 };
 
 /* ---- setup ------------------------------------------------------------------------- */
