@@ -3,11 +3,9 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <sys/stat.h>
 
 #include "macros.h"
-#include "strv.h"
 #include "sysfs.h"
 
 /* getdents64 reads many entries per call; no DIR stream, whose fdopendir() costs an fcntl and
