@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <systemd/sd-daemon.h>
@@ -30,11 +31,13 @@
 
 /* Event source priorities: lower runs first when several are pending.
  *  - signals: an exit request is seen before more work is started;
- *  - kernel socket: read every pending uevent before anything is processed, so the queue is
- *    complete (ordering is decided on it) and the socket buffer does not overflow;
+ *  - kernel socket: everything it holds is read at once, so the socket buffer does not
+ *    overflow; then it rests until a batch of the events read has been started (on_kernel),
+ *    or processing would wait for the end of a steady stream (a coldplug, a storm);
  *  - children: finish the events that wait for them;
- *  - control socket: after the kernel socket, so a "ping" answer means every event the
- *    kernel had sent before it is queued (udevadm settle relies on that);
+ *  - control socket: a "ping" (and WAIT_IDLE) first reads what the kernel socket holds, so
+ *    its answer means every event the kernel had sent before it is queued (udevadm settle
+ *    relies on that);
  *  - starting events: last, in bounded batches, so reading never starves. */
 enum {
         PRIORITY_SIGNAL = -300,
@@ -79,6 +82,7 @@ struct manager {
         struct ctrl_server *ctrl;
         struct uevent_listener *listener;
         sd_event_source *kernel_source;
+        bool kernel_resting;  /* kernel_source off until the next batch of events started */
         sd_event_source *start_source;
         sd_event_source *retry_source; /* armed while devices wait in retry */
         struct publish_retry *retry;
@@ -355,6 +359,11 @@ static int on_start(sd_event_source *s, void *userdata)
         unsigned started = 0;
         struct event *e;
 
+        if (m->kernel_resting) {
+                m->kernel_resting = false;
+                if (!m->exiting)
+                        sd_event_source_set_enabled(m->kernel_source, SD_EVENT_ON);
+        }
         if (m->exec_stopped)
                 return 0;
         /* Rules changed on disk or a reload was asked for: reload between events. */
@@ -394,11 +403,13 @@ static int on_start(sd_event_source *s, void *userdata)
         return 0;
 }
 
-static int on_kernel(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+/* Queues what the kernel socket holds, at most max uevents; returns how many were queued. */
+static unsigned read_kernel(struct manager *m, unsigned max)
 {
-        struct manager *m = userdata;
-
-        for (unsigned i = 0; i < 1024; i++) {
+        unsigned queued = 0;
+        if (!m->listener || m->exiting)
+                return 0;
+        for (unsigned i = 0; i < max; i++) {
                 struct uevent *ev = NULL;
                 int r = uevent_listener_receive(m->listener, &ev);
                 if (r == 0)
@@ -422,7 +433,20 @@ static int on_kernel(sd_event_source *s, int fd, uint32_t revents, void *userdat
                         log_warning_errno(r, "Could not receive from the kernel socket: %m");
                         break;
                 }
-                queue_uevent(m, ev);
+                if (queue_uevent(m, ev) >= 0)
+                        queued++;
+        }
+        return queued;
+}
+
+static int on_kernel(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+        struct manager *m = userdata;
+        /* bounded, so that signals and the control socket get their turn in a storm */
+        if (read_kernel(m, 1024) > 0 && !m->exiting) {
+                /* on_start() (scheduled by queue_uevent) switches the source on again */
+                sd_event_source_set_enabled(s, SD_EVENT_OFF);
+                m->kernel_resting = true;
         }
         return 0;
 }
@@ -513,10 +537,12 @@ static void ctrl_exit(void *userdata)
 static void ctrl_ping(void *userdata)
 {
         log_debug("Ping");
+        read_kernel(userdata, UINT_MAX); /* the answer covers every event sent before the ping */
 }
 
 static bool ctrl_is_idle(void *userdata)
 {
+        read_kernel(userdata, UINT_MAX);
         return !queue_busy(userdata);
 }
 
