@@ -7,6 +7,8 @@
 #include <blkid/blkid.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 
 #include "builtin-blkid.h"
@@ -199,6 +201,11 @@ int builtin_blkid(struct builtin_ctx *ctx, struct device *dev, int argc, char **
                         return log_debug_errno(r, "%s: blkid: cannot open %s, ignoring", dev->devpath, devnode), 0;
                 return log_debug_errno(r, "%s: blkid: cannot open %s", dev->devpath, devnode);
         }
+        /* An empty device (a loop device with no file yet) holds nothing to find: do not set up
+         * a probe, which looks its disk up in sysfs. */
+        uint64_t size;
+        if (ioctl(fd, BLKGETSIZE64, &size) == 0 && size == 0)
+                return log_debug_errno(ENODATA, "%s: blkid: %s is empty, nothing to probe", dev->devpath, devnode), 0;
         if (blkid_probe_set_device(pr, fd, offset, 0) < 0)
                 return log_debug_errno(EIO, "%s: blkid: cannot set up the probe of %s", dev->devpath, devnode);
 

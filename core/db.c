@@ -255,13 +255,31 @@ static int tag_index(const char *run_dir, const char *tag, const char *id, bool 
                 return -ENOMEM;
         if (!add)
                 return unlink(file) < 0 && errno != ENOENT ? -errno : 0;
-        int r = mkdir_p(dir, 0755);
-        if (r < 0)
-                return r;
         int fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0444);
+        if (fd < 0 && errno == ENOENT) { /* the tag's first device: make its directory */
+                int r = mkdir_p(dir, 0755);
+                if (r < 0)
+                        return r;
+                fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0444);
+        }
         if (fd < 0)
                 return -errno;
         close(fd);
+        return 0;
+}
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+        while (len > 0) {
+                ssize_t n = write(fd, buf, len);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                buf += n;
+                len -= (size_t)n;
+        }
         return 0;
 }
 
@@ -369,10 +387,23 @@ static void drop_stale_tags(const char *run_dir, const char *id, char **old_tags
                 }
 }
 
+static int update(const char *run_dir, struct device *d, bool old_known, char **old_tags);
+
 int db_update(const char *run_dir, struct device *d)
 {
-        _cleanup_free_ char *id = NULL, *data = NULL, *path = NULL, *tmp = NULL;
+        return update(run_dir, d, false, NULL);
+}
+
+int db_update_known(const char *run_dir, struct device *d, char **old_tags)
+{
+        return update(run_dir, d, true, old_tags);
+}
+
+static int update(const char *run_dir, struct device *d, bool old_known, char **old_tags)
+{
+        _cleanup_free_ char *id = NULL, *data = NULL, *path = NULL, *tmp = NULL, *buf = NULL;
         struct db_entry old = {0}, new = {0};
+        size_t buf_len = 0;
         FILE *f = NULL;
         int fd = -1;
         int r = device_db_id(d, &id);
@@ -383,10 +414,14 @@ int db_update(const char *run_dir, struct device *d)
         if (!path)
                 return -ENOMEM;
 
+        d->db_synced = false; /* until this write succeeds */
         /* the previous version says which tag index entries may have gone stale */
-        r = db_load(path, &old);
-        if (r < 0)
-                log_debug_errno(r, "%s: previous database entry unreadable: %m", path);
+        if (!old_known) {
+                r = db_load(path, &old);
+                if (r < 0)
+                        log_debug_errno(r, "%s: previous database entry unreadable: %m", path);
+                old_tags = old.tags;
+        }
         r = entry_from_device(d, &new);
         if (r < 0)
                 goto out;
@@ -394,35 +429,43 @@ int db_update(const char *run_dir, struct device *d)
         if (!entry_has_info(&new) && !(d->devnum_type && major(d->devnum) > 0) && d->ifindex <= 0) {
                 if (unlink(path) < 0 && errno != ENOENT)
                         r = -errno;
-                drop_stale_tags(run_dir, id, old.tags, NULL);
+                drop_stale_tags(run_dir, id, old_tags, NULL);
+                if (r >= 0)
+                        d->db_synced = true;
                 goto out;
         }
 
-        if ((r = mkdir_p(data, 0755)) < 0)
+        /* the whole entry first, so the file is written with one write() */
+        f = open_memstream(&buf, &buf_len);
+        if (!f) {
+                r = -ENOMEM;
                 goto out;
+        }
+        r = write_entry(f, d, &new);
+        if (fclose(f) != 0 && r == 0)
+                r = -ENOMEM;
+        if (r < 0)
+                goto out;
+
         if (asprintf(&tmp, "%s/.#%s.XXXXXX", data, id) < 0) {
                 tmp = NULL;
                 r = -ENOMEM;
                 goto out;
         }
+        size_t tmpl = strlen(tmp);
         fd = mkostemp(tmp, O_CLOEXEC);
+        if (fd < 0 && errno == ENOENT) { /* the first entry: make the directories */
+                if ((r = mkdir_p(data, 0755)) < 0)
+                        goto out;
+                memcpy(tmp + tmpl - 6, "XXXXXX", 6);
+                fd = mkostemp(tmp, O_CLOEXEC);
+        }
         if (fd < 0) {
                 r = -errno;
                 goto out_tmp;
         }
-        if (fchmod(fd, new.persist ? 01644 : 0644) < 0) {
-                r = -errno;
-                close(fd);
-                goto out_unlink;
-        }
-        f = fdopen(fd, "w");
-        if (!f) {
-                r = -errno;
-                close(fd);
-                goto out_unlink;
-        }
-        r = write_entry(f, d, &new);
-        if (fclose(f) != 0 && r == 0)
+        r = fchmod(fd, new.persist ? 01644 : 0644) < 0 ? -errno : write_all(fd, buf, buf_len);
+        if (close(fd) < 0 && r == 0)
                 r = -errno;
         if (r < 0)
                 goto out_unlink;
@@ -431,12 +474,13 @@ int db_update(const char *run_dir, struct device *d)
                 goto out_unlink;
         }
 
-        drop_stale_tags(run_dir, id, old.tags, new.tags);
+        drop_stale_tags(run_dir, id, old_tags, new.tags);
         STRV_FOREACH(t, new.tags) {
                 int k = tag_index(run_dir, *t, id, true);
                 if (k < 0 && r == 0)
                         r = k;
         }
+        d->db_synced = true;
         goto out;
 
 out_unlink:
@@ -448,7 +492,7 @@ out:
         return r;
 }
 
-int db_delete_id(const char *run_dir, const char *id)
+static int delete_id(const char *run_dir, const char *id, bool load)
 {
         _cleanup_free_ char *data = NULL, *path = NULL;
         struct db_entry old = {0};
@@ -458,10 +502,12 @@ int db_delete_id(const char *run_dir, const char *id)
         path = data ? path_join(data, id) : NULL;
         if (!path)
                 return -ENOMEM;
-        r = db_load(path, &old);
-        if (r < 0)
-                log_debug_errno(r, "%s: database entry unreadable: %m", path);
-        drop_stale_tags(run_dir, id, old.tags, NULL);
+        if (load) {
+                r = db_load(path, &old);
+                if (r < 0)
+                        log_debug_errno(r, "%s: database entry unreadable: %m", path);
+                drop_stale_tags(run_dir, id, old.tags, NULL);
+        }
         db_entry_clear(&old);
         if (unlink(path) < 0 && errno != ENOENT)
                 return -errno;
@@ -477,7 +523,12 @@ int db_delete(const char *run_dir, struct device *d)
         /* the record's own tags too, in case the file was already gone */
         if (d->udev)
                 drop_stale_tags(run_dir, id, d->udev->tags, NULL);
-        return db_delete_id(run_dir, id);
+        return delete_id(run_dir, id, !d->db_synced);
+}
+
+int db_delete_id(const char *run_dir, const char *id)
+{
+        return delete_id(run_dir, id, true);
 }
 
 /* Replaces d's database fields with those of e (taking e's lists). */
@@ -524,6 +575,8 @@ int db_read_file(const char *path, struct device *d)
                         r = k;
         }
         db_entry_clear(&e);
+        if (r >= 0)
+                d->db_synced = true;
         return r;
 }
 

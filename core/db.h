@@ -40,9 +40,13 @@ struct model;
  * to record and neither node nor ifindex has no entry (any old one is removed).
  * 0 or -errno. */
 int db_update(const char *run_dir, struct device *d);
+/* The same when the caller knows the tags of the previous entry (old_tags, NULL for none):
+ * the file is then not read. For the daemon, whose records hold what it wrote. */
+int db_update_known(const char *run_dir, struct device *d, char **old_tags);
 
 /* Removes d's entry and its tag index entries (a remove event; db_persist does not keep
- * an entry of a device that is gone). 0 (also when there was none) or -errno. */
+ * an entry of a device that is gone); the entry is read for its tags unless d->db_synced.
+ * 0 (also when there was none) or -errno. */
 int db_delete(const char *run_dir, struct device *d);
 /* The same by device id, for entries whose device is gone (crash recovery). */
 int db_delete_id(const char *run_dir, const char *id);
@@ -52,7 +56,7 @@ int db_delete_id(const char *run_dir, const char *id);
  * Kernel properties of d are never overwritten by E: lines. Returns 1 when an entry was
  * read, 0 when there is none (d unchanged), -errno on errors. */
 int db_read(const char *run_dir, struct device *d);
-/* The same for an explicit file. */
+/* The same for an explicit file. Both set d->db_synced when they return 0 or 1. */
 int db_read_file(const char *path, struct device *d);
 /* The same for an entry's contents in memory (fuzzing, tests): name is used in messages;
  * there is no sticky bit to read, so db_persist is cleared. 1 when read, 0 for an empty

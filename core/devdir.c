@@ -2,7 +2,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -72,10 +71,6 @@ int devdir_open_parent(int devfd, const char *name, bool create, int *ret_dirfd,
         if (!devdir_name_valid(name))
                 return -EINVAL;
 
-        fd = fcntl(devfd, F_DUPFD_CLOEXEC, 3);
-        if (fd < 0)
-                return -errno;
-
         for (;;) {
                 const char *slash = strchr(p, '/');
                 if (!slash)
@@ -84,15 +79,19 @@ int devdir_open_parent(int devfd, const char *name, bool create, int *ret_dirfd,
                 _cleanup_free_ char *comp = strndup(p, slash - p);
                 if (!comp)
                         return -ENOMEM;
-                int sub = open_subdir(fd, comp, create);
+                int sub = open_subdir(fd >= 0 ? fd : devfd, comp, create);
                 if (sub < 0) {
                         /* O_NOFOLLOW on a symlink gives ELOOP; O_DIRECTORY on a file ENOTDIR. */
                         return sub;
                 }
-                close(fd);
+                if (fd >= 0)
+                        close(fd);
                 fd = sub;
                 p = slash + 1;
         }
+        /* a name directly in the root: the caller still gets an fd of its own */
+        if (fd < 0 && (fd = fcntl(devfd, F_DUPFD_CLOEXEC, 3)) < 0)
+                return -errno;
 
         *ret_dirfd = TAKE_FD(fd);
         *ret_leaf = p;
@@ -123,16 +122,12 @@ void devdir_prune_parents(int devfd, const char *name)
 
 int devdir_tmp_name(char buf[static DEVDIR_TMP_SIZE])
 {
-        uint64_t rnd;
-
-        if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != sizeof(rnd)) {
-                /* No entropy yet (very early boot): address bits and time still make clashes
-                 * unlikely, and callers retry on EEXIST. */
-                struct timespec ts;
-                clock_gettime(CLOCK_MONOTONIC, &ts);
-                rnd = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^ (uint64_t)(uintptr_t)buf ^
-                      (uint64_t)getpid() << 48;
-        }
+        /* Unique enough without a syscall (the clock is read in the vDSO): callers create the
+         * entry exclusively and retry on EEXIST, and only root can write where they are made. */
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        uint64_t rnd = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^ ((uint64_t)(uintptr_t)buf << 12);
+        rnd *= 0x9e3779b97f4a7c15ULL; /* spread the bits */
         snprintf(buf, DEVDIR_TMP_SIZE, ".#devman.%016llx", (unsigned long long)rnd);
         return 0;
 }
@@ -172,6 +167,10 @@ int devdir_symlink_replace(int dirfd, const char *leaf, const char *target)
                 if (devdir_readlink(dirfd, leaf, &old) == 0 && streq(old, target))
                         return 0;
         } else if (errno != ENOENT)
+                return -errno;
+        else if (symlinkat(target, dirfd, leaf) == 0)
+                return 1; /* absent: made in place, atomically too */
+        else if (errno != EEXIST)
                 return -errno;
 
         for (int attempt = 0;; attempt++) {

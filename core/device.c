@@ -2,11 +2,13 @@
 #include "device.h"
 
 #include <ctype.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
 #include "log.h"
+#include "model.h"
 #include "strv.h"
 #include "sysfs.h"
 
@@ -86,6 +88,10 @@ struct device *device_ref(struct device *d)
 
 void device_clear_attrs(struct device *d)
 {
+        if (d->sysfd_open) {
+                close(d->sysfd);
+                d->sysfd_open = false;
+        }
         while (d->attrs) {
                 struct device_attr *a = d->attrs;
                 d->attrs = a->next;
@@ -237,6 +243,28 @@ static bool attr_is_link_name(const char *attr)
         return streq(attr, "driver") || streq(attr, "subsystem") || streq(attr, "module");
 }
 
+int device_sysfd(struct device *d, const char *sysfs_root)
+{
+        if (d->sysfd_open)
+                return d->sysfd;
+        int fd;
+        if (d->model && streq(model_sysfs_root(d->model), sysfs_root))
+                fd = model_open_sysdir(d->model, d->devpath);
+        else {
+                _cleanup_free_ char *syspath = device_syspath(d, sysfs_root);
+                if (!syspath)
+                        return -ENOMEM;
+                fd = open(syspath, O_PATH | O_DIRECTORY | O_CLOEXEC);
+                if (fd < 0)
+                        fd = -errno;
+        }
+        if (fd < 0)
+                return fd;
+        d->sysfd = fd;
+        d->sysfd_open = true;
+        return fd;
+}
+
 int device_get_sysattr(struct device *d, const char *sysfs_root, const char *attr, const char **ret)
 {
         struct device_attr *a = attr_cache_find(d, attr);
@@ -252,22 +280,22 @@ int device_get_sysattr(struct device *d, const char *sysfs_root, const char *att
                 return -EINVAL;
         }
 
-        _cleanup_free_ char *syspath = device_syspath(d, sysfs_root);
-        _cleanup_free_ char *path = syspath ? path_join(syspath, attr) : NULL;
-        if (!path)
-                return -ENOMEM;
-
+        int dirfd = device_sysfd(d, sysfs_root);
         struct stat st;
-        if (lstat(path, &st) < 0)
+        if (dirfd < 0)
+                r = dirfd == -ENOMEM ? -ENOMEM : -ENOENT; /* the device is gone: so is the attribute */
+        else if (fstatat(dirfd, attr, &st, AT_SYMLINK_NOFOLLOW) < 0)
                 r = negative_errno();
         else if (S_ISLNK(st.st_mode))
-                r = attr_is_link_name(attr) ? readlink_basename(path, &value) : -EINVAL;
+                r = attr_is_link_name(attr) ? readlink_basename_at(dirfd, attr, &value) : -EINVAL;
         else if (S_ISDIR(st.st_mode))
                 r = -EISDIR;
         else if (!(st.st_mode & 0444))
                 r = -EACCES;
         else
-                r = read_full_file(path, &value, NULL);
+                r = read_full_file_at(dirfd, attr, &value, NULL);
+        if (r == -ENOMEM)
+                return r;
 
         int rc = attr_cache_put(d, attr, r < 0 ? NULL : value, r < 0 ? r : 0, &a);
         if (rc < 0)

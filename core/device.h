@@ -64,6 +64,8 @@ struct device {
         char *driver;         /* bound driver, or NULL */
         char *devname;        /* node name relative to the /dev root (DEVNAME), or NULL */
         bool devname_refused; /* the kernel's DEVNAME was unsafe: no node, not even one named after the device */
+        bool db_synced;       /* udev and PROP_DB properties are what the database entry says (read from it,
+                               * found absent, or written from them): it need not be read again */
         dev_t devnum;         /* 0 when the device has no devt */
         char devnum_type;     /* 'c', 'b' or 0 */
         int ifindex;          /* network interfaces, else 0 */
@@ -74,6 +76,9 @@ struct device {
         struct device_udev *udev;
 
         struct device_attr *attrs; /* attribute cache for the event being processed */
+        int sysfd;                 /* O_PATH fd of its sysfs directory while an event is processed,
+                                    * valid when sysfd_open; closed with the attribute cache */
+        bool sysfd_open;
 
         /* model links (managed by model.c) */
         struct device *parent;       /* holds a reference */
@@ -117,6 +122,11 @@ int device_get_sysattr(struct device *d, const char *sysfs_root, const char *att
 /* Writes an attribute (ATTR{x}="v" assignments) and updates the cache. */
 int device_set_sysattr(struct device *d, const char *sysfs_root, const char *attr, const char *value);
 void device_clear_attrs(struct device *d);
+
+/* An O_PATH fd of d's sysfs directory, opened on first use and kept (owned by d) until
+ * device_clear_attrs(): attributes and TEST paths of one event are then looked up relative
+ * to it, not walked from the root each time. -errno when it cannot be opened. */
+int device_sysfd(struct device *d, const char *sysfs_root);
 
 /* The udev results, allocated on first use. */
 struct device_udev *device_get_udev(struct device *d);

@@ -2,7 +2,10 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <dirent.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "devdir.h"
 #include "hashmap.h"
@@ -22,6 +25,11 @@ struct claim {
         char *link;
         char *record; /* the raw record; the fields above point into it */
 };
+
+static bool list_empty(char **v)
+{
+        return !v || !v[0];
+}
 
 static void claim_clear(struct claim *c)
 {
@@ -101,25 +109,30 @@ static int claims_root_open(int runfd, bool create)
         return fd >= 0 ? fd : -errno;
 }
 
-/* Opens <run>/links/<escaped link>; -ENOENT when absent and not create. */
-static int claims_dir_open(int runfd, const char *link, bool create)
+/* Opens <escaped link> in the claims root (<run>/links, an fd, or its -errno when it could not
+ * be opened); -ENOENT when absent and not create. *ret_created (may be NULL) tells whether it
+ * was made now, i.e. is empty. */
+static int claims_dir_open(int root, const char *link, bool create, bool *ret_created)
 {
-        _cleanup_close_ int root = -1;
         _cleanup_free_ char *esc = NULL;
         int r, fd;
 
-        root = claims_root_open(runfd, create);
         if (root < 0)
-                return root;
+                return root; /* the claims root could not be opened (-ENOENT: no claims at all) */
         r = escape_name(link, &esc);
         if (r < 0)
                 return r;
+        if (ret_created)
+                *ret_created = false;
         fd = openat(root, esc, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (fd >= 0 || errno != ENOENT || !create)
                 return fd >= 0 ? fd : -errno;
-        if (mkdirat(root, esc, 0755) < 0 && errno != EEXIST)
+        bool made = mkdirat(root, esc, 0755) >= 0;
+        if (!made && errno != EEXIST)
                 return -errno;
         fd = openat(root, esc, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd >= 0 && ret_created)
+                *ret_created = made;
         return fd >= 0 ? fd : -errno;
 }
 
@@ -179,39 +192,41 @@ static int claim_read(int dirfd, const char *entry, struct claim *ret)
 }
 
 /* Lists the entries of a directory fd (not "." / ".." / temporaries) as a NULL-terminated
- * array of new strings. */
+ * array of new strings. Reads dirfd itself from its start (no second fd, no stdio stream). */
 static int list_dir(int dirfd, char ***ret)
 {
-        _cleanup_closedir_ DIR *d = NULL;
         _cleanup_strv_free_ char **v = calloc(1, sizeof(char *));
+        _cleanup_free_ char *buf = NULL;
+        const size_t buf_size = 8192;
         size_t n = 0, cap = 1;
-        int fd;
 
-        if (!v)
+        if (!v || !(buf = malloc(buf_size)))
                 return -ENOMEM;
-        fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0)
+        if (lseek(dirfd, 0, SEEK_SET) < 0)
                 return -errno;
-        d = fdopendir(fd);
-        if (!d) {
-                close(fd);
-                return -errno;
-        }
-
-        for (struct dirent *de; (de = readdir(d));) {
-                if (de->d_name[0] == '.')
-                        continue; /* ".", "..", temporaries; escaped names never start with '.' */
-                if (n + 1 >= cap) {
-                        /* Doubling: the claims root holds one entry per link in the system. */
-                        char **nv = realloc(v, cap * 2 * sizeof(char *));
-                        if (!nv)
+        for (;;) {
+                long got = syscall(SYS_getdents64, dirfd, buf, buf_size);
+                if (got < 0)
+                        return -errno;
+                if (got == 0)
+                        break;
+                for (long off = 0; off < got;) {
+                        const struct dirent64 *de = (const struct dirent64 *)(buf + off);
+                        off += de->d_reclen;
+                        if (de->d_name[0] == '.')
+                                continue; /* ".", "..", temporaries; escaped names never start with '.' */
+                        if (n + 1 >= cap) {
+                                /* Doubling: the claims root holds one entry per link in the system. */
+                                char **nv = realloc(v, cap * 2 * sizeof(char *));
+                                if (!nv)
+                                        return -ENOMEM;
+                                v = nv;
+                                cap *= 2;
+                        }
+                        if (!(v[n] = strdup(de->d_name)))
                                 return -ENOMEM;
-                        v = nv;
-                        cap *= 2;
+                        v[++n] = NULL;
                 }
-                if (!(v[n] = strdup(de->d_name)))
-                        return -ENOMEM;
-                v[++n] = NULL;
         }
         *ret = TAKE_PTR(v);
         return 0;
@@ -228,8 +243,9 @@ static bool claim_better(const struct claim *a, const struct claim *b)
 }
 
 /* The best claim on link, and the highest sequence number used. Returns 1 with *best filled,
- * 0 when there is no valid claim. Unreadable or foreign (hash collision) records are ignored. */
-static int claims_best(int dirfd, const char *link, struct claim *best, uint64_t *ret_max_seq)
+ * 0 when there is no valid claim. Unreadable or foreign (hash collision) records are ignored,
+ * and so is the entry called exclude (may be NULL). */
+static int claims_best(int dirfd, const char *link, const char *exclude, struct claim *best, uint64_t *ret_max_seq)
 {
         _cleanup_strv_free_ char **entries = NULL;
         uint64_t max_seq = 0;
@@ -244,7 +260,7 @@ static int claims_best(int dirfd, const char *link, struct claim *best, uint64_t
                 struct claim c;
                 if (claim_read(dirfd, *e, &c) < 0)
                         continue;
-                if (!streq(c.link, link)) {
+                if (!streq(c.link, link) || streq_ptr(*e, exclude)) {
                         claim_clear(&c);
                         continue;
                 }
@@ -286,29 +302,38 @@ static int dev_link_remove(int devfd, const char *link)
         return 0;
 }
 
+static int link_apply(int devfd, int root, const char *link, bool have_dir, struct claim *best);
+
 /* Makes /dev/<link> match its claims. */
-static int link_resolve(int devfd, int runfd, const char *link)
+static int link_resolve(int devfd, int root, const char *link)
 {
         _cleanup_close_ int cdir = -1;
         struct claim best = {0};
         int r;
 
-        cdir = claims_dir_open(runfd, link, false);
+        cdir = claims_dir_open(root, link, false, NULL);
         if (cdir < 0 && cdir != -ENOENT)
                 return cdir;
-        r = cdir >= 0 ? claims_best(cdir, link, &best, NULL) : 0;
+        r = cdir >= 0 ? claims_best(cdir, link, NULL, &best, NULL) : 0;
         if (r < 0)
                 return r;
+        return link_apply(devfd, root, link, cdir >= 0, r > 0 ? &best : NULL);
+}
 
-        if (r == 0) {
+/* Makes /dev/<link> point to the owner best (cleared here), or removes it when best is NULL;
+ * have_dir tells whether the link's claim directory exists. */
+static int link_apply(int devfd, int root, const char *link, bool have_dir, struct claim *best)
+{
+        int r;
+
+        if (!best) {
                 /* No claim directory: nothing of ours was ever there (a /dev link is removed
                  * before its claim directory, so a crash cannot leave an unclaimed link). */
-                if (cdir < 0)
+                if (!have_dir)
                         return 0;
                 r = dev_link_remove(devfd, link);
                 if (r < 0)
                         return r;
-                _cleanup_close_ int root = claims_root_open(runfd, false);
                 _cleanup_free_ char *esc = NULL;
                 /* Fails harmlessly when a record or a temporary is still there. */
                 if (root >= 0 && escape_name(link, &esc) >= 0)
@@ -320,12 +345,12 @@ static int link_resolve(int devfd, int runfd, const char *link)
         _cleanup_close_ int dirfd = -1;
         const char *leaf;
 
-        if (streq(best.devname, link)) {
-                claim_clear(&best);
+        if (streq(best->devname, link)) {
+                claim_clear(best);
                 return -EEXIST; /* a link onto its own node */
         }
-        r = devdir_relative_target(link, best.devname, &target);
-        claim_clear(&best);
+        r = devdir_relative_target(link, best->devname, &target);
+        claim_clear(best);
         if (r < 0)
                 return r;
         r = devdir_open_parent(devfd, link, true, &dirfd, &leaf);
@@ -335,62 +360,94 @@ static int link_resolve(int devfd, int runfd, const char *link)
         return r < 0 ? r : 0;
 }
 
-static int claim_write(int runfd, const char *link, const char *device_id, const char *devname, int priority)
+/* Writes device_id's claim on link. Returns 1 when it wrote one, with the link's owner now
+ * (the best of the new claim and the others) in *ret_owner, which the caller clears; 0 when the
+ * claim was already there unchanged (the owner is then not computed). */
+static int claim_write(int root, const char *link, const char *device_id, const char *devname, int priority,
+                       struct claim *ret_owner)
 {
         _cleanup_close_ int cdir = -1;
         _cleanup_free_ char *entry = NULL, *record = NULL;
         struct claim mine = {0}, best = {0};
-        uint64_t max_seq;
+        uint64_t max_seq = 0;
         char tmp[DEVDIR_TMP_SIZE];
-        int r;
+        bool created;
+        int r, have_best = 0;
 
-        cdir = claims_dir_open(runfd, link, true);
+        cdir = claims_dir_open(root, link, true, &created);
         if (cdir < 0)
                 return cdir;
         r = escape_name(device_id, &entry);
         if (r < 0)
                 return r;
 
-        /* Unchanged claims keep their sequence number (their place among equals). */
-        if (claim_read(cdir, entry, &mine) >= 0) {
-                bool same = mine.priority == priority && streq(mine.devname, devname) &&
-                            streq(mine.device_id, device_id) && streq(mine.link, link);
-                claim_clear(&mine);
-                if (same)
-                        return 0;
+        /* A directory made just now holds nothing: no claim to compare with (the common case). */
+        if (!created) {
+                /* Unchanged claims keep their sequence number (their place among equals). */
+                if (claim_read(cdir, entry, &mine) >= 0) {
+                        bool same = mine.priority == priority && streq(mine.devname, devname) &&
+                                    streq(mine.device_id, device_id) && streq(mine.link, link);
+                        claim_clear(&mine);
+                        if (same)
+                                return 0;
+                }
+                have_best = claims_best(cdir, link, entry, &best, &max_seq);
+                if (have_best < 0)
+                        return have_best;
         }
 
-        r = claims_best(cdir, link, &best, &max_seq);
-        if (r < 0)
-                return r;
-        claim_clear(&best);
-
         if (asprintf(&record, "%d\n%" PRIu64 "\n%s\n%s\n%s", priority, max_seq + 1, devname, device_id,
-                     link) < 0)
+                     link) < 0) {
+                claim_clear(&best);
                 return -ENOMEM;
+        }
 
         for (int attempt = 0;; attempt++) {
                 devdir_tmp_name(tmp);
                 if (symlinkat(record, cdir, tmp) == 0)
                         break;
-                if (errno != EEXIST || attempt >= 8)
-                        return -errno;
+                if (errno != EEXIST || attempt >= 8) {
+                        r = -errno;
+                        claim_clear(&best);
+                        return r;
+                }
         }
         if (renameat(cdir, tmp, cdir, entry) < 0) {
                 r = -errno;
                 (void)unlinkat(cdir, tmp, 0);
+                claim_clear(&best);
                 return r;
+        }
+
+        /* The owner: the new claim (newest) unless another one is better. */
+        char *copy = strdup(record);
+        if (!copy) {
+                claim_clear(&best);
+                return -ENOMEM;
+        }
+        r = claim_parse(copy, &mine);
+        if (r < 0) {
+                free(copy);
+                claim_clear(&best);
+                return r;
+        }
+        if (have_best > 0 && claim_better(&best, &mine)) {
+                claim_clear(&mine);
+                *ret_owner = best;
+        } else {
+                claim_clear(&best);
+                *ret_owner = mine;
         }
         return 1;
 }
 
-static int claim_drop(int runfd, const char *link, const char *device_id)
+static int claim_drop(int root, const char *link, const char *device_id)
 {
         _cleanup_close_ int cdir = -1;
         _cleanup_free_ char *entry = NULL;
         int r;
 
-        cdir = claims_dir_open(runfd, link, false);
+        cdir = claims_dir_open(root, link, false, NULL);
         if (cdir == -ENOENT)
                 return 0;
         if (cdir < 0)
@@ -416,6 +473,12 @@ int links_update(int devfd, int runfd, const char *device_id, const char *devnam
 
         if (!device_id_valid(device_id) || !devdir_name_valid(devname))
                 return -EINVAL;
+        if (list_empty(old_links) && list_empty(new_links))
+                return 0;
+        /* opened once for all links; made only when there is a claim to write */
+        _cleanup_close_ int root = claims_root_open(runfd, !list_empty(new_links));
+        if (root < 0 && root != -ENOENT)
+                return root;
 
         for (char **l = old_links; l && *l; l++) {
                 if (strv_contains(new_links, *l))
@@ -424,10 +487,10 @@ int links_update(int devfd, int runfd, const char *device_id, const char *devnam
                         keep_first_error(&ret, -EINVAL);
                         continue;
                 }
-                r = claim_drop(runfd, *l, device_id);
+                r = claim_drop(root, *l, device_id);
                 keep_first_error(&ret, r);
                 if (r >= 0)
-                        keep_first_error(&ret, link_resolve(devfd, runfd, *l));
+                        keep_first_error(&ret, link_resolve(devfd, root, *l));
         }
 
         for (char **l = new_links; l && *l; l++) {
@@ -435,17 +498,20 @@ int links_update(int devfd, int runfd, const char *device_id, const char *devnam
                         keep_first_error(&ret, -EINVAL);
                         continue;
                 }
-                r = claim_write(runfd, *l, device_id, devname, priority);
+                struct claim owner;
+                r = claim_write(root, *l, device_id, devname, priority, &owner);
                 keep_first_error(&ret, r);
-                if (r >= 0)
-                        keep_first_error(&ret, link_resolve(devfd, runfd, *l));
+                if (r > 0)
+                        keep_first_error(&ret, link_apply(devfd, root, *l, true, &owner));
+                else if (r == 0) /* unchanged: still repair the link */
+                        keep_first_error(&ret, link_resolve(devfd, root, *l));
         }
         return ret;
 }
 
 /* Calls fn for every claim directory: its fd, the link name (from a record, or unescaped from
  * the directory name; NULL when unknown) and the entries. */
-typedef int (*claims_dir_fn)(int devfd, int runfd, int cdir, const char *link, char **entries,
+typedef int (*claims_dir_fn)(int devfd, int root, int cdir, const char *link, char **entries,
                              void *userdata);
 
 static int claims_foreach_dir(int devfd, int runfd, claims_dir_fn fn, void *userdata)
@@ -488,7 +554,7 @@ static int claims_foreach_dir(int devfd, int runfd, claims_dir_fn fn, void *user
                 if (!link && (unescape_name(*d, &link) < 0 || !devdir_name_valid(link)))
                         link = mfree(link);
 
-                r = fn(devfd, runfd, cdir, link, entries, userdata);
+                r = fn(devfd, root, cdir, link, entries, userdata);
                 if (r < 0)
                         keep_first_error(&ret, r);
                 else if (ret >= 0)
@@ -506,7 +572,7 @@ struct remove_ctx {
         const char *device_id;
 };
 
-static int remove_one_dir(int devfd, int runfd, int cdir, const char *link, char **entries, void *userdata)
+static int remove_one_dir(int devfd, int root, int cdir, const char *link, char **entries, void *userdata)
 {
         struct remove_ctx *ctx = userdata;
         int hits = 0;
@@ -521,7 +587,7 @@ static int remove_one_dir(int devfd, int runfd, int cdir, const char *link, char
                         hits++;
         }
         if (hits && link)
-                return link_resolve(devfd, runfd, link);
+                return link_resolve(devfd, root, link);
         return 0;
 }
 
@@ -538,15 +604,22 @@ int links_remove_all(int devfd, int runfd, const char *device_id, char **links)
                 return r < 0 ? r : 0;
         }
 
+        if (list_empty(links))
+                return 0;
+        _cleanup_close_ int root = claims_root_open(runfd, false);
+        if (root == -ENOENT)
+                return 0;
+        if (root < 0)
+                return root;
         for (char **l = links; *l; l++) {
                 if (!devdir_name_valid(*l)) {
                         keep_first_error(&ret, -EINVAL);
                         continue;
                 }
-                r = claim_drop(runfd, *l, device_id);
+                r = claim_drop(root, *l, device_id);
                 keep_first_error(&ret, r);
                 if (r >= 0)
-                        keep_first_error(&ret, link_resolve(devfd, runfd, *l));
+                        keep_first_error(&ret, link_resolve(devfd, root, *l));
         }
         return ret;
 }
@@ -556,7 +629,7 @@ struct gc_ctx {
         void *userdata;
 };
 
-static int gc_one_dir(int devfd, int runfd, int cdir, const char *link, char **entries, void *userdata)
+static int gc_one_dir(int devfd, int root, int cdir, const char *link, char **entries, void *userdata)
 {
         struct gc_ctx *ctx = userdata;
         int dropped = 0, r;
@@ -581,7 +654,7 @@ static int gc_one_dir(int devfd, int runfd, int cdir, const char *link, char **e
                         dropped++;
         }
         if (link) {
-                r = link_resolve(devfd, runfd, link);
+                r = link_resolve(devfd, root, link);
                 if (r < 0)
                         return r;
         }
@@ -605,12 +678,13 @@ int links_get_owner(int runfd, const char *link, char **ret_device_id, char **re
 
         if (!devdir_name_valid(link))
                 return -EINVAL;
-        cdir = claims_dir_open(runfd, link, false);
+        _cleanup_close_ int root = claims_root_open(runfd, false);
+        cdir = claims_dir_open(root, link, false, NULL);
         if (cdir == -ENOENT)
                 return 0;
         if (cdir < 0)
                 return cdir;
-        r = claims_best(cdir, link, &best, NULL);
+        r = claims_best(cdir, link, NULL, &best, NULL);
         if (r <= 0)
                 return r;
 

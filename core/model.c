@@ -10,6 +10,7 @@
 #include "log.h"
 #include "strv.h"
 #include "sysfs.h"
+#include "sysdir-cache.h"
 
 struct subsys_list {
         char *name;
@@ -27,6 +28,7 @@ struct model {
         struct hashmap *by_subsystem; /* name -> struct subsys_list */
         struct hashmap *is_class;     /* subsystem name (owned) -> (void *)1 class, (void *)2 bus */
         struct hashmap *glue;         /* devpaths (owned) of directories known not to be devices */
+        struct sysdir_cache *dirs;    /* fds of parent directories, for device_sysfd() */
 };
 
 int model_new(const char *sysfs_root, struct model **ret)
@@ -51,6 +53,9 @@ int model_new(const char *sysfs_root, struct model **ret)
         m->root_real = realpath(m->root, NULL);
         if (!m->root_real)
                 return negative_errno();
+        m->dirs = sysdir_cache_new(m->root);
+        if (!m->dirs)
+                return -ENOMEM;
         *ret = TAKE_PTR(m);
         return 0;
 }
@@ -74,11 +79,17 @@ struct model *model_free(struct model *m)
                         free((void *)k);
                 hashmap_free(owned_keys[i]);
         }
+        sysdir_cache_free(m->dirs);
         free(m->root);
         free(m->root_real);
         free(m->dev_root);
         free(m);
         return NULL;
+}
+
+int model_open_sysdir(struct model *m, const char *devpath)
+{
+        return sysdir_cache_open(m->dirs, devpath);
 }
 
 const char *model_sysfs_root(const struct model *m)
@@ -1098,8 +1109,9 @@ static int find_parent_fast(struct model *m, const char *devpath, struct device 
 }
 
 /* A kernel event carries the device's properties (what its uevent file would say): the record
- * is built from them, and only the `dev` attribute is read, because sysfs wins over the event's
- * MAJOR/MINOR. This keeps the per-event cost to one sysfs read. */
+ * is built from them without reading sysfs. Its MAJOR/MINOR are the devt the kernel also prints
+ * in the `dev` attribute (both come from the device's devt), so the attribute is read only when
+ * the event lacks them, or a synthetic event (trigger, resync) says a device has them. */
 static int apply_from_event(struct model *m, const struct uevent *ev, struct device **ret)
 {
         struct device *d = model_get(m, ev->devpath);
@@ -1134,7 +1146,8 @@ static int apply_from_event(struct model *m, const struct uevent *ev, struct dev
             (r = device_set_driver(d, props_get(&ev->props, "DRIVER"))) < 0)
                 return r;
 
-        /* the devt: sysfs wins; the event's MAJOR/MINOR only when the device is already gone */
+        /* the devt: the kernel's own event says it; for a synthetic one sysfs wins, and its
+         * MAJOR/MINOR count only when the device is already gone */
         const char *maj = props_get(&ev->props, "MAJOR"), *min = props_get(&ev->props, "MINOR");
         d->devnum = 0;
         d->devnum_type = 0;
@@ -1142,7 +1155,11 @@ static int apply_from_event(struct model *m, const struct uevent *ev, struct dev
                 dev_t devnum = 0;
                 if (asprintf(&path, "%s%s/dev", m->root_real, ev->devpath) < 0)
                         return -ENOMEM;
-                if (read_file_bounded(path, 64, &dev) >= 0) {
+                if (ev->from_kernel && streq(m->root_real, "/sys")) {
+                        unsigned long ma = strtoul(maj, NULL, 10), mi = strtoul(min, NULL, 10);
+                        if (ma > 0 && ma < 4096 && mi < (1u << 20))
+                                devnum = makedev(ma, mi);
+                } else if (read_file_bounded(path, 64, &dev) >= 0) {
                         if (parse_devnum(dev, &devnum) < 0)
                                 log_warning("%s: ignoring malformed dev attribute \"%s\"", d->devpath,
                                             strip_trailing_space(dev));

@@ -48,14 +48,20 @@ int model_add_from_sysfs(struct model *m, const char *devpath, struct device **r
 int model_scan(struct model *m);
 
 /* Applies a uevent: add/change/bind/unbind/online/offline refresh the record from sysfs and
- * the event's properties (the event's values win for what it carries; MAJOR/MINOR that
- * disagree with the `dev` attribute are logged and sysfs wins); move renames the record
+ * the event's properties (the event's values win for what it carries; the kernel's own events
+ * on the live /sys give the devt by their MAJOR/MINOR, the value the `dev` attribute holds;
+ * for other events MAJOR/MINOR that disagree with the `dev` attribute are logged and sysfs
+ * wins); move renames the record
  * (DEVPATH_OLD) and its children; remove drops the record and its children from the model.
  * *ret gets a new reference to the record (for remove: the removed record). */
 int model_apply_uevent(struct model *m, const struct uevent *ev, struct device **ret);
 
 /* Removes a device and its children from the indices (dropping the model's references). */
 void model_remove(struct model *m, struct device *d);
+
+/* A new O_PATH fd of the sysfs directory of devpath (the caller owns it), opened through a
+ * small cache of parent directory fds (sysdir-cache.h). -errno. */
+int model_open_sysdir(struct model *m, const char *devpath);
 
 /* Look-ups (borrowed pointers). model_get takes a canonical devpath; model_resolve also takes
  * a class path (/class/c/n), a /sys/... path, or a sysfs path through a symlink, and looks

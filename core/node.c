@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "devdir.h"
 #include "macros.h"
@@ -21,41 +23,61 @@ int node_devnum_link_name(char type, dev_t devnum, char **ret)
         return 0;
 }
 
-/* Sets owner and mode of dirfd/leaf, which must be the node described by want (type and
- * rdev), through an O_PATH fd so that what is changed is what was checked. */
-static int node_fix_perms(int dirfd, const char *leaf, mode_t want_type, dev_t devnum, mode_t mode,
-                          uid_t uid, gid_t gid)
+#ifndef __NR_fchmodat2
+#define __NR_fchmodat2 452 /* the same number on every architecture */
+#endif
+
+/* chmod of dirfd/leaf that never follows a symlink: fchmodat2() (Linux 6.6), or before it an
+ * O_PATH fd that is checked to be the node (want_type, devnum) and changed through /proc. */
+static int chmod_nofollow(int dirfd, const char *leaf, mode_t want_type, dev_t devnum, mode_t mode)
 {
+        if (syscall(__NR_fchmodat2, dirfd, leaf, mode, AT_SYMLINK_NOFOLLOW) == 0)
+                return 0;
+        if (errno != ENOSYS && errno != EINVAL)
+                return -errno;
+
         _cleanup_close_ int fd = openat(dirfd, leaf, O_PATH | O_NOFOLLOW | O_CLOEXEC);
         struct stat st;
-
         if (fd < 0)
                 return -errno;
         if (fstat(fd, &st) < 0)
                 return -errno;
         if ((st.st_mode & S_IFMT) != want_type || st.st_rdev != devnum)
                 return -ESTALE;
+        char proc[64];
+        snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+        if (chmod(proc, mode) == 0)
+                return 0;
+        if (errno != ENOENT)
+                return -errno;
+        /* No /proc (early initramfs): by name, after the check above. */
+        return fchmodat(dirfd, leaf, mode, 0) < 0 ? -errno : 0;
+}
 
-        if (st.st_uid != uid || st.st_gid != gid)
-                if (fchownat(fd, "", uid, gid, AT_EMPTY_PATH) < 0)
-                        return -errno;
+/* Gives dirfd/leaf, the node (want_type, devnum) whose current state is *st, its owner and
+ * mode; only what differs is changed, and nothing is done through a symlink. The check that
+ * it is the node and the change are not one step: only root writes in /dev. */
+static int node_fix_perms(int dirfd, const char *leaf, const struct stat *st, mode_t want_type, dev_t devnum,
+                          mode_t mode, uid_t uid, gid_t gid)
+{
+        bool chown_needed = st->st_uid != uid || st->st_gid != gid;
+
+        if ((st->st_mode & S_IFMT) != want_type || st->st_rdev != devnum)
+                return -ESTALE;
+        if (chown_needed && fchownat(dirfd, leaf, uid, gid, AT_SYMLINK_NOFOLLOW) < 0)
+                return errno == ENOENT ? -ESTALE : -errno;
         /* chown clears set-id bits, and the mode must be set last anyway. */
-        if (st.st_uid != uid || st.st_gid != gid || (st.st_mode & 07777) != mode) {
-                char proc[64];
-                snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-                if (chmod(proc, mode) < 0) {
-                        if (errno != ENOENT)
-                                return -errno;
-                        /* No /proc (early initramfs): by name, after the check above. */
-                        if (fchmodat(dirfd, leaf, mode, 0) < 0)
-                                return -errno;
-                }
+        if (chown_needed || (st->st_mode & 07777) != mode) {
+                int r = chmod_nofollow(dirfd, leaf, want_type, devnum, mode);
+                if (r < 0)
+                        return r == -ENOENT ? -ESTALE : r;
         }
         return 0;
 }
 
-static int node_make(int dirfd, const char *leaf, mode_t ifmt, dev_t devnum, mode_t mode, uid_t uid,
-                     gid_t gid)
+/* Makes the node under a temporary name and renames it over whatever has the name. */
+static int node_replace(int dirfd, const char *leaf, mode_t ifmt, dev_t devnum, mode_t mode, uid_t uid,
+                        gid_t gid)
 {
         char tmp[DEVDIR_TMP_SIZE];
         int r;
@@ -69,7 +91,8 @@ static int node_make(int dirfd, const char *leaf, mode_t ifmt, dev_t devnum, mod
                         return -errno;
         }
 
-        r = node_fix_perms(dirfd, tmp, ifmt, devnum, mode, uid, gid);
+        struct stat st = {.st_mode = ifmt | 0000, .st_rdev = devnum, .st_uid = (uid_t)-1, .st_gid = (gid_t)-1};
+        r = node_fix_perms(dirfd, tmp, &st, ifmt, devnum, mode, uid, gid);
         if (r < 0)
                 goto fail;
         if (renameat(dirfd, tmp, dirfd, leaf) < 0) {
@@ -81,6 +104,23 @@ static int node_make(int dirfd, const char *leaf, mode_t ifmt, dev_t devnum, mod
 fail:
         (void)unlinkat(dirfd, tmp, 0);
         return r;
+}
+
+/* Makes the absent node in place: with no permission bits, then its owner, then its mode, so
+ * it is never more permissive than it ends up. -EEXIST when something took the name first. */
+static int node_create(int dirfd, const char *leaf, mode_t ifmt, dev_t devnum, mode_t mode, uid_t uid,
+                       gid_t gid)
+{
+        if (mknodat(dirfd, leaf, ifmt | 0000, devnum) < 0)
+                return -errno;
+        /* the owner mknod gives is ours (root) */
+        struct stat st = {.st_mode = ifmt | 0000, .st_rdev = devnum, .st_uid = geteuid(), .st_gid = getegid()};
+        int r = node_fix_perms(dirfd, leaf, &st, ifmt, devnum, mode, uid, gid);
+        if (r < 0) {
+                (void)unlinkat(dirfd, leaf, 0);
+                return r;
+        }
+        return 1;
 }
 
 static int node_link_devnum(int devfd, const char *name, char type, dev_t devnum)
@@ -131,14 +171,16 @@ static int node_add_full(int devfd, const char *name, char type, dev_t devnum, m
                 if (S_ISDIR(st.st_mode))
                         return -EISDIR;
                 if ((st.st_mode & S_IFMT) == ifmt && st.st_rdev == devnum) {
-                        r = node_fix_perms(dirfd, leaf, ifmt, devnum, mode, uid, gid);
+                        r = node_fix_perms(dirfd, leaf, &st, ifmt, devnum, mode, uid, gid);
                         if (r == -ESTALE) /* replaced under us: make it again */
-                                r = node_make(dirfd, leaf, ifmt, devnum, mode, uid, gid);
+                                r = node_replace(dirfd, leaf, ifmt, devnum, mode, uid, gid);
                 } else
-                        r = node_make(dirfd, leaf, ifmt, devnum, mode, uid, gid);
-        } else if (errno == ENOENT)
-                r = node_make(dirfd, leaf, ifmt, devnum, mode, uid, gid);
-        else
+                        r = node_replace(dirfd, leaf, ifmt, devnum, mode, uid, gid);
+        } else if (errno == ENOENT) {
+                r = node_create(dirfd, leaf, ifmt, devnum, mode, uid, gid);
+                if (r == -EEXIST) /* made by someone else in between */
+                        r = node_replace(dirfd, leaf, ifmt, devnum, mode, uid, gid);
+        } else
                 r = -errno;
         if (r < 0)
                 return r;

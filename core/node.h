@@ -5,8 +5,9 @@
  * devdir.c, so a symlink planted in /dev is never followed.
  *
  * Modes are applied explicitly (the umask does not matter); a node is never more permissive
- * than the mode it ends up with, not even for a moment: it is made under a temporary name,
- * given its owner and mode, then renamed into place.
+ * than the mode it ends up with, not even for a moment: it is made with no permission bits,
+ * given its owner, then its mode. A node that replaces something else is made so under a
+ * temporary name and renamed into place.
  *
  * Functions return 0/positive or -errno and do not log (the caller knows the device).
  */

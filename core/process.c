@@ -35,9 +35,11 @@ struct event_run {
         struct device *dev;
         struct rules_exec *exec;
         char **old_links; /* links before this event, to update claims */
+        char **old_tags;  /* tags of the database entry before this event, to drop stale tag indexes */
         size_t run_index; /* next RUN entry */
         unsigned rename_attempts;
         sd_event_source *timer; /* rename retry */
+        bool old_synced;  /* old_tags are the entry's (the record was synced with the database) */
         bool waiting;     /* a child of ours is running */
         bool aborted;     /* the daemon gave up on the event while a child ran */
         int result;
@@ -52,6 +54,7 @@ static struct event_run *run_free(struct event_run *run)
                 sd_event_source_disable_unref(run->timer);
                 rules_exec_free(run->exec);
                 strv_free(run->old_links);
+                strv_free(run->old_tags);
                 device_unref(run->dev);
                 free(run);
         }
@@ -109,8 +112,9 @@ static void step_model(struct event_run *run)
             (run->event->uevent->seqnum &&
              props_setf(&run->dev->props, "SEQNUM", PROP_KERNEL, "%" PRIu64, run->event->uevent->seqnum) < 0))
                 run->result = log_oom();
-        /* After a restart the record knows nothing of earlier events: the database does. */
-        if (!run->dev->udev && ctx->run_root) {
+        /* After a restart the record knows nothing of earlier events: the database does. Once
+         * read (or found absent) the record holds what devman writes, so it is read once. */
+        if (!run->dev->udev && !run->dev->db_synced && ctx->run_root) {
                 r = db_read(ctx->run_root, run->dev);
                 if (r < 0)
                         log_debug_errno(r, "%s: database entry unreadable, starting afresh: %m",
@@ -127,7 +131,9 @@ static void step_model(struct event_run *run)
                         log_debug_errno(r, "%s: could not make node %s before the rules: %m", d->devpath,
                                         d->devname);
         }
-        if (run->dev->udev && strv_copy(run->dev->udev->links, &run->old_links) < 0) {
+        run->old_synced = run->dev->db_synced;
+        if (run->dev->udev && (strv_copy(run->dev->udev->links, &run->old_links) < 0 ||
+                               strv_copy(run->dev->udev->tags, &run->old_tags) < 0)) {
                 run->result = log_oom();
                 run->step = STEP_DONE;
                 return;
@@ -351,7 +357,8 @@ static int publish_db(struct event_run *run)
                 return -ENOMEM;
         if (!u->usec_initialized)
                 u->usec_initialized = now_usec();
-        return db_update(ctx->run_root, d);
+        /* the record before the rules is what the entry on disk says, if it was synced */
+        return run->old_synced ? db_update_known(ctx->run_root, d, run->old_tags) : db_update(ctx->run_root, d);
 }
 
 static void step_publish(struct event_run *run)

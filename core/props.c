@@ -44,7 +44,8 @@ static ssize_t find(const struct props *p, const char *key, size_t keylen)
         while (off < p->len) {
                 const char *e = p->buf + off + 1;
                 size_t elen = strlen(e);
-                if (strncmp(e, key, keylen) == 0 && e[keylen] == '=')
+                /* the '=' at keylen first: most entries fail there without a compare */
+                if (elen > keylen && e[keylen] == '=' && memcmp(e, key, keylen) == 0)
                         return (ssize_t)off;
                 off += elen + 2;
         }

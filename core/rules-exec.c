@@ -652,6 +652,16 @@ static int test_path(struct rules_exec *x, const struct rule_token *t)
         int r = subst(x, t->value, false, &path);
         if (r < 0)
                 return r;
+        struct stat st;
+        if (path[0] != '/' && path[0] != '[' && !strchr(path, '*')) {
+                /* relative to the device: looked up from its directory, opened once per event */
+                int dirfd = device_sysfd(x->dev, x->o.sysfs_root);
+                if (dirfd == -ENOMEM)
+                        return dirfd;
+                if (dirfd < 0 || fstatat(dirfd, path, &st, 0) < 0)
+                        return t->op == RULE_OP_NOMATCH;
+                goto found;
+        }
         if (path[0] != '/') {
                 char *full = NULL;
                 r = format_resolve_subsys(x->o.sysfs_root, path, false, &full);
@@ -669,9 +679,9 @@ static int test_path(struct rules_exec *x, const struct rule_token *t)
         r = resolve_glob(&path);
         if (r == -ENOMEM)
                 return r;
-        struct stat st;
         if (r < 0 || stat(path, &st) < 0)
                 return t->op == RULE_OP_NOMATCH;
+found:
         if (t->data.mode == (mode_t)-1)
                 return t->op == RULE_OP_MATCH;
         bool match = (st.st_mode & t->data.mode) != 0;
@@ -1362,6 +1372,8 @@ struct rules_exec *rules_exec_free(struct rules_exec *x)
         strv_free(x->old_links);
         props_clear(&x->db_props);
         free(x->virt);
+        if (x->dev)
+                clear_attr_caches(x->dev); /* the values and sysfs fds of the chain it read */
         device_unref(x->dev);
         return mfree(x);
 }

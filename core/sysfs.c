@@ -12,11 +12,16 @@
 
 int read_full_file(const char *path, char **ret, size_t *ret_len)
 {
+        return read_full_file_at(AT_FDCWD, path, ret, ret_len);
+}
+
+int read_full_file_at(int dirfd, const char *path, char **ret, size_t *ret_len)
+{
         _cleanup_close_ int fd = -1;
         _cleanup_free_ char *buf = NULL;
         size_t len = 0, cap = 0;
 
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
                 return negative_errno();
         for (;;) {
@@ -62,8 +67,13 @@ int read_file_bounded(const char *path, size_t max, char **ret)
 
 int readlink_basename(const char *path, char **ret)
 {
+        return readlink_basename_at(AT_FDCWD, path, ret);
+}
+
+int readlink_basename_at(int dirfd, const char *path, char **ret)
+{
         char target[PATH_MAX];
-        ssize_t n = readlink(path, target, sizeof(target) - 1);
+        ssize_t n = readlinkat(dirfd, path, target, sizeof(target) - 1);
         if (n < 0)
                 return negative_errno();
         if ((size_t)n >= sizeof(target) - 1)
@@ -133,8 +143,13 @@ char *path_join(const char *a, const char *b)
                 la--;
         while (*b == '/')
                 b++;
-        if (asprintf(&s, "%.*s/%s", (int)la, a, b) < 0)
+        size_t lb = strlen(b);
+        s = malloc(la + 1 + lb + 1);
+        if (!s)
                 return NULL;
+        memcpy(s, a, la);
+        s[la] = '/';
+        memcpy(s + la + 1, b, lb + 1);
         return s;
 }
 

@@ -13,10 +13,13 @@
 /* Reads a whole file into a new NUL-terminated string (*ret_len without the NUL).
  * -EISDIR for a directory, -ENOENT, -EACCES (write-only attributes), … */
 int read_full_file(const char *path, char **ret, size_t *ret_len);
+/* The same for dirfd/path (openat semantics: AT_FDCWD, or path relative to dirfd). */
+int read_full_file_at(int dirfd, const char *path, char **ret, size_t *ret_len);
 /* Reads a small file whose content must fit max bytes; -EFBIG when it does not. */
 int read_file_bounded(const char *path, size_t max, char **ret);
 /* Basename of a symlink's target (e.g. "<syspath>/driver" -> "e1000"); -ENOENT, -EINVAL. */
 int readlink_basename(const char *path, char **ret);
+int readlink_basename_at(int dirfd, const char *path, char **ret);
 /* Writes value to an attribute file (one write); 0 or -errno. */
 int write_attr(const char *path, const char *value);
 

@@ -134,6 +134,7 @@ int uevent_parse(const char *buf, size_t len, struct uevent **ret, const char **
         ev = calloc(1, sizeof(*ev));
         if (!ev)
                 return -ENOMEM;
+        ev->from_kernel = true;
 
         end = buf + len;
         for (p = buf + strlen(buf) + 1; p < end; p += strlen(p) + 1) {

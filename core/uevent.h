@@ -38,6 +38,7 @@ struct uevent {
         const char *devpath_old; /* DEVPATH_OLD for move, else NULL */
         const char *subsystem;  /* SUBSYSTEM, may be NULL */
         struct props props;     /* every KEY=VALUE, flagged PROP_KERNEL, including ACTION/DEVPATH/SEQNUM */
+        bool from_kernel;       /* parsed from a kernel message (uevent_parse), not made up */
 };
 
 /* Parses a kernel message. Rejects (with -EBADMSG and a reason in *why, a static string):

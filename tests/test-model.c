@@ -342,4 +342,40 @@ static void test_enumerate_order(void)
         cleanup();
 }
 
-TEST_MAIN(TEST(test_both_layouts_same_devices), TEST(test_events), TEST(test_enumerate_order))
+/* On the live /sys a kernel event's MAJOR/MINOR are the devt itself (no sysfs read); a made-up
+ * event about the same device still takes the `dev` attribute. */
+static void test_live_kernel_devt(void)
+{
+        struct model *m = NULL;
+        struct device *d = NULL;
+        struct uevent *ev = NULL;
+        const char *why;
+
+        if (access("/sys/devices/virtual/mem/null/dev", R_OK) < 0)
+                return; /* no live sysfs here: nothing to compare with */
+        CHECK_INT(model_new("/sys", &m), 0);
+        static const char chg[] = "change@/devices/virtual/mem/null\0ACTION=change\0DEVPATH=/devices/virtual/mem/null\0"
+                                  "SUBSYSTEM=mem\0MAJOR=1\0MINOR=99\0DEVNAME=null\0SEQNUM=12";
+        CHECK_INT(uevent_parse(chg, sizeof(chg), &ev, &why), 0);
+        CHECK(ev->from_kernel);
+        CHECK_INT(model_apply_uevent(m, ev, &d), 0);
+        CHECK(d && d->devnum == makedev(1, 99) && d->devnum_type == 'c');
+        device_unref(d);
+        uevent_free(ev);
+
+        struct props p = {0};
+        CHECK_INT(props_set(&p, "SUBSYSTEM", "mem", PROP_KERNEL), 0);
+        CHECK_INT(props_set(&p, "MAJOR", "1", PROP_KERNEL), 0);
+        CHECK_INT(props_set(&p, "MINOR", "99", PROP_KERNEL), 0);
+        CHECK_INT(uevent_new(UEVENT_CHANGE, "/devices/virtual/mem/null", &p, &ev), 0);
+        CHECK(!ev->from_kernel);
+        CHECK_INT(model_apply_uevent(m, ev, &d), 0);
+        CHECK(d && d->devnum == makedev(1, 3));
+        device_unref(d);
+        uevent_free(ev);
+        props_clear(&p);
+        model_free(m);
+}
+
+TEST_MAIN(TEST(test_both_layouts_same_devices), TEST(test_events), TEST(test_enumerate_order),
+          TEST(test_live_kernel_devt))
