@@ -32,8 +32,9 @@
 /* Event source priorities: lower runs first when several are pending.
  *  - signals: an exit request is seen before more work is started;
  *  - kernel socket: everything it holds is read at once, so the socket buffer does not
- *    overflow; then it rests until a batch of the events read has been started (on_kernel),
- *    or processing would wait for the end of a steady stream (a coldplug, a storm);
+ *    overflow; then it goes behind the start of events until a batch of what it read has
+ *    been started (on_kernel), or processing would wait for the end of a steady stream (a
+ *    coldplug, a storm);
  *  - children: finish the events that wait for them;
  *  - control socket: a "ping" (and WAIT_IDLE) first reads what the kernel socket holds, so
  *    its answer means every event the kernel had sent before it is queued (udevadm settle
@@ -82,7 +83,7 @@ struct manager {
         struct ctrl_server *ctrl;
         struct uevent_listener *listener;
         sd_event_source *kernel_source;
-        bool kernel_resting;  /* kernel_source off until the next batch of events started */
+        bool kernel_resting;  /* kernel_source behind on_start until it started a batch */
         sd_event_source *start_source;
         sd_event_source *retry_source; /* armed while devices wait in retry */
         struct publish_retry *retry;
@@ -361,8 +362,7 @@ static int on_start(sd_event_source *s, void *userdata)
 
         if (m->kernel_resting) {
                 m->kernel_resting = false;
-                if (!m->exiting)
-                        sd_event_source_set_enabled(m->kernel_source, SD_EVENT_ON);
+                sd_event_source_set_priority(m->kernel_source, PRIORITY_KERNEL);
         }
         if (m->exec_stopped)
                 return 0;
@@ -444,8 +444,9 @@ static int on_kernel(sd_event_source *s, int fd, uint32_t revents, void *userdat
         struct manager *m = userdata;
         /* bounded, so that signals and the control socket get their turn in a storm */
         if (read_kernel(m, 1024) > 0 && !m->exiting) {
-                /* on_start() (scheduled by queue_uevent) switches the source on again */
-                sd_event_source_set_enabled(s, SD_EVENT_OFF);
+                /* behind the start of events until on_start() (scheduled by queue_uevent) runs:
+                 * a change of priority, not of the epoll set (no syscall) */
+                sd_event_source_set_priority(s, PRIORITY_START + 1);
                 m->kernel_resting = true;
         }
         return 0;
