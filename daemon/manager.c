@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <systemd/sd-daemon.h>
@@ -30,11 +31,14 @@
 
 /* Event source priorities: lower runs first when several are pending.
  *  - signals: an exit request is seen before more work is started;
- *  - kernel socket: read every pending uevent before anything is processed, so the queue is
- *    complete (ordering is decided on it) and the socket buffer does not overflow;
+ *  - kernel socket: everything it holds is read at once, so the socket buffer does not
+ *    overflow; then it goes behind the start of events until a batch of what it read has
+ *    been started (on_kernel), or processing would wait for the end of a steady stream (a
+ *    coldplug, a storm);
  *  - children: finish the events that wait for them;
- *  - control socket: after the kernel socket, so a "ping" answer means every event the
- *    kernel had sent before it is queued (udevadm settle relies on that);
+ *  - control socket: a "ping" (and WAIT_IDLE) first reads what the kernel socket holds, so
+ *    its answer means every event the kernel had sent before it is queued (udevadm settle
+ *    relies on that);
  *  - starting events: last, in bounded batches, so reading never starves. */
 enum {
         PRIORITY_SIGNAL = -300,
@@ -79,6 +83,7 @@ struct manager {
         struct ctrl_server *ctrl;
         struct uevent_listener *listener;
         sd_event_source *kernel_source;
+        bool kernel_resting;  /* kernel_source behind on_start until it started a batch */
         sd_event_source *start_source;
         sd_event_source *retry_source; /* armed while devices wait in retry */
         struct publish_retry *retry;
@@ -110,9 +115,16 @@ static uint64_t now_usec(void)
 
 /* <run>/queue exists exactly while events are queued or running (libudev's "queue is empty"),
  * or while a resynchronisation is due: the events it will queue are not yet known. */
+static bool queue_busy(const struct manager *m)
+{
+        return !event_queue_is_empty(&m->queue) || (m->resync_pending && !m->exiting);
+}
+
 static void update_queue_file(struct manager *m)
 {
-        bool want = !event_queue_is_empty(&m->queue) || (m->resync_pending && !m->exiting);
+        bool want = queue_busy(m);
+        if (!want)
+                ctrl_server_notify_idle(m->ctrl); /* devmanadm settle waiting on the socket */
         if (want == m->queue_file || m->runfd < 0)
                 return;
         if (want) {
@@ -348,6 +360,10 @@ static int on_start(sd_event_source *s, void *userdata)
         unsigned started = 0;
         struct event *e;
 
+        if (m->kernel_resting) {
+                m->kernel_resting = false;
+                sd_event_source_set_priority(m->kernel_source, PRIORITY_KERNEL);
+        }
         if (m->exec_stopped)
                 return 0;
         /* Rules changed on disk or a reload was asked for: reload between events. */
@@ -387,11 +403,13 @@ static int on_start(sd_event_source *s, void *userdata)
         return 0;
 }
 
-static int on_kernel(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+/* Queues what the kernel socket holds, at most max uevents; returns how many were queued. */
+static unsigned read_kernel(struct manager *m, unsigned max)
 {
-        struct manager *m = userdata;
-
-        for (unsigned i = 0; i < 1024; i++) {
+        unsigned queued = 0;
+        if (!m->listener || m->exiting)
+                return 0;
+        for (unsigned i = 0; i < max; i++) {
                 struct uevent *ev = NULL;
                 int r = uevent_listener_receive(m->listener, &ev);
                 if (r == 0)
@@ -415,7 +433,21 @@ static int on_kernel(sd_event_source *s, int fd, uint32_t revents, void *userdat
                         log_warning_errno(r, "Could not receive from the kernel socket: %m");
                         break;
                 }
-                queue_uevent(m, ev);
+                if (queue_uevent(m, ev) >= 0)
+                        queued++;
+        }
+        return queued;
+}
+
+static int on_kernel(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+        struct manager *m = userdata;
+        /* bounded, so that signals and the control socket get their turn in a storm */
+        if (read_kernel(m, 1024) > 0 && !m->exiting) {
+                /* behind the start of events until on_start() (scheduled by queue_uevent) runs:
+                 * a change of priority, not of the epoll set (no syscall) */
+                sd_event_source_set_priority(s, PRIORITY_START + 1);
+                m->kernel_resting = true;
         }
         return 0;
 }
@@ -506,6 +538,13 @@ static void ctrl_exit(void *userdata)
 static void ctrl_ping(void *userdata)
 {
         log_debug("Ping");
+        read_kernel(userdata, UINT_MAX); /* the answer covers every event sent before the ping */
+}
+
+static bool ctrl_is_idle(void *userdata)
+{
+        read_kernel(userdata, UINT_MAX);
+        return !queue_busy(userdata);
 }
 
 static const struct ctrl_ops ctrl_ops = {
@@ -517,6 +556,7 @@ static const struct ctrl_ops ctrl_ops = {
         .set_children_max = ctrl_set_children_max,
         .ping = ctrl_ping,
         .exit = ctrl_exit,
+        .is_idle = ctrl_is_idle,
 };
 
 /* ---- setup ------------------------------------------------------------------------- */
