@@ -25,6 +25,7 @@ int props_copy(struct props *dst, const struct props *src)
                 memcpy(n.buf, src->buf, src->len);
                 n.len = n.cap = src->len;
                 n.n = src->n;
+                n.keys = src->keys;
         }
         props_clear(dst);
         *dst = n;
@@ -37,10 +38,21 @@ size_t props_key_len(const char *entry)
         return eq ? (size_t)(eq - entry) : strlen(entry);
 }
 
+/* The key's bit in struct props' keys: a small hash of its length and bytes. */
+static uint64_t key_bit(const char *key, size_t keylen)
+{
+        uint32_t h = (uint32_t)keylen * 2654435761u;
+        for (size_t i = 0; i < keylen; i++)
+                h = (h ^ (unsigned char)key[i]) * 16777619u;
+        return UINT64_C(1) << (h >> 26);
+}
+
 /* Offset of the entry (its flags byte) for key, or -1. */
 static ssize_t find(const struct props *p, const char *key, size_t keylen)
 {
         size_t off = 0;
+        if (!(p->keys & key_bit(key, keylen)))
+                return -1;
         while (off < p->len) {
                 const char *e = p->buf + off + 1;
                 size_t elen = strlen(e);
@@ -79,11 +91,15 @@ int props_unset(struct props *p, const char *key)
 void props_unset_flagged(struct props *p, unsigned flags)
 {
         size_t off = 0;
+        p->keys = 0; /* rebuilt from what stays: the bits of removed keys go */
         while (off < p->len) {
                 if ((unsigned char)p->buf[off] & flags)
                         remove_at(p, off);
-                else
-                        off += strlen(p->buf + off + 1) + 2;
+                else {
+                        const char *e = p->buf + off + 1;
+                        p->keys |= key_bit(e, props_key_len(e));
+                        off += strlen(e) + 2;
+                }
         }
 }
 
@@ -134,6 +150,7 @@ int props_append(struct props *p, const char *key, size_t keylen, const char *va
         memcpy(e + 1, key, keylen);
         e[1 + keylen] = '=';
         strcpy(e + 2 + keylen, value);
+        p->keys |= key_bit(key, keylen);
         p->len += need;
         p->n++;
         return 0;

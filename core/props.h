@@ -25,6 +25,8 @@ struct props {
         size_t len; /* bytes used */
         size_t cap;
         unsigned n;
+        uint64_t keys; /* one bit per key ever added (props_key_bit()): a clear bit proves a key
+                        * absent, so most look-ups of missing keys skip the scan */
 };
 
 #define PROPS_INIT ((struct props){0})
