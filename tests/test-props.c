@@ -125,6 +125,16 @@ static void test_numbers_and_append(void)
         CHECK_INT((int)p.n, 3);
         /* a key that is a prefix of another is not found in it */
         CHECK(props_get(&p, "B") == NULL && props_get(&p, "BI") == NULL);
+        props_unset_flagged(&p, PROP_DB);
+        CHECK(props_get(&p, "Z") == NULL);
+        CHECK_STR(props_get(&p, "BIG"), "18446744073709551615");
+        CHECK_STR(props_get(&p, "KEY"), "v");
+        CHECK_INT(props_set(&p, "Z", "again", PROP_DB), 0);
+        CHECK_STR(props_get(&p, "Z"), "again");
+        struct props q = PROPS_INIT;
+        CHECK_INT(props_copy(&q, &p), 0);
+        CHECK_STR(props_get(&q, "KEY"), "v");
+        props_clear(&q);
         props_clear(&p);
 }
 
