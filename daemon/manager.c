@@ -89,6 +89,8 @@ struct manager {
         struct publish_retry *retry;
         unsigned retry_deferred;
         sd_event_source *idle_source; /* trims memory once the queue has been empty a while */
+        uint64_t last_drain_usec;     /* when the queue last became empty */
+        bool idle_armed;              /* idle_source is enabled */
 
         struct event_queue queue;
         struct process_ctx process;
@@ -148,11 +150,19 @@ static void schedule_start(struct manager *m)
                 sd_event_source_set_enabled(m->start_source, SD_EVENT_ONESHOT);
 }
 
+static void arm_idle_trim(struct manager *m, uint64_t when);
+
 static int on_idle(sd_event_source *s, uint64_t usec, void *userdata)
 {
         struct manager *m = userdata;
+        m->idle_armed = false;
         if (!event_queue_is_empty(&m->queue))
                 return 0; /* busy again: the next drain re-arms us */
+        uint64_t due = m->last_drain_usec + IDLE_TRIM_USEC;
+        if (now_usec() < due) { /* drained again since it was armed: not idle long enough yet */
+                arm_idle_trim(m, due);
+                return 0;
+        }
         int r = memtrim_idle();
         if (r < 0)
                 log_debug_errno(r, "Cannot trim memory: %m");
@@ -161,20 +171,29 @@ static int on_idle(sd_event_source *s, uint64_t usec, void *userdata)
         return 0;
 }
 
-/* (Re)arms the idle trim: called whenever the queue drains. */
+static void arm_idle_trim(struct manager *m, uint64_t when)
+{
+        if (!m->idle_source) {
+                if (sd_event_add_time(m->event, &m->idle_source, CLOCK_MONOTONIC, when, 50 * 1000, on_idle, m) < 0)
+                        return;
+                (void)sd_event_source_set_priority(m->idle_source, PRIORITY_START + 1);
+        } else {
+                (void)sd_event_source_set_time(m->idle_source, when);
+                (void)sd_event_source_set_enabled(m->idle_source, SD_EVENT_ONESHOT);
+        }
+        m->idle_armed = true;
+}
+
+/* Called whenever the queue drains. In a storm that is after every event: only the time is
+ * noted then, and a timer that is already armed checks it when it fires (re-arming the timer
+ * each time would cost a timerfd_settime() per event). */
 static void schedule_idle_trim(struct manager *m)
 {
         if (m->opt.once || !m->event)
                 return;
-        if (!m->idle_source) {
-                if (sd_event_add_time_relative(m->event, &m->idle_source, CLOCK_MONOTONIC, IDLE_TRIM_USEC,
-                                               50 * 1000, on_idle, m) < 0)
-                        return;
-                (void)sd_event_source_set_priority(m->idle_source, PRIORITY_START + 1);
-                return;
-        }
-        (void)sd_event_source_set_time_relative(m->idle_source, IDLE_TRIM_USEC);
-        (void)sd_event_source_set_enabled(m->idle_source, SD_EVENT_ONESHOT);
+        m->last_drain_usec = now_usec();
+        if (!m->idle_armed)
+                arm_idle_trim(m, m->last_drain_usec + IDLE_TRIM_USEC);
 }
 
 static void maybe_finish(struct manager *m)
