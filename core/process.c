@@ -133,6 +133,8 @@ static void step_model(struct event_run *run)
                                         d->devname);
                 run->node_made = r >= 0;
         }
+        if (run->event->node_made)
+                run->node_made = true; /* made when the event was queued (process_make_node_early) */
         run->old_synced = run->dev->db_synced;
         if (run->dev->udev && (strv_copy(run->dev->udev->links, &run->old_links) < 0 ||
                                strv_copy(run->dev->udev->tags, &run->old_tags) < 0)) {
@@ -557,6 +559,22 @@ static void advance(struct event_run *run)
                         return;
                 }
         }
+}
+
+int process_make_node_early(struct process_ctx *ctx, struct event *e)
+{
+        const struct uevent *ev = e->uevent;
+        if (!ctx->rules || ctx->dry_run || ctx->devfd < 0 || !ev->from_kernel || ev->action != UEVENT_ADD ||
+            !e->devnum_type || !streq(model_sysfs_root(ctx->model), "/sys"))
+                return 0;
+        const char *name = props_get(&ev->props, "DEVNAME");
+        if (!name || !devname_is_safe(name) || faccessat(ctx->devfd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+                return 0;
+        int r = node_add(ctx->devfd, name, e->devnum_type, e->devnum, NODE_MODE_DEFAULT, 0, 0);
+        if (r < 0)
+                return r;
+        e->node_made = true;
+        return 1;
 }
 
 int process_event(struct process_ctx *ctx, struct event *e, process_done_t done, void *userdata)

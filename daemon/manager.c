@@ -57,6 +57,8 @@ enum {
 
 /* How long the queue must stay empty before memory is trimmed. */
 #define IDLE_TRIM_USEC (250 * 1000ULL)
+/* Queued events up to which a new add event gets its node at once (process_make_node_early). */
+#define EARLY_NODE_BACKLOG 16
 
 /* Events started per turn of the loop before the kernel socket is read again. */
 #define START_BATCH 64
@@ -292,9 +294,18 @@ static int queue_uevent(struct manager *m, struct uevent *ev)
 {
         log_debug("Queueing %s %s (seqnum %" PRIu64 ")", uevent_action_to_string(ev->action), ev->devpath,
                   ev->seqnum);
-        int r = event_queue_push(&m->queue, ev, now_usec(), NULL);
+        struct event *e;
+        int r = event_queue_push(&m->queue, ev, now_usec(), &e);
         if (r < 0)
                 return log_error_errno(r, "Could not queue an event, dropping it: %m");
+        /* Behind a few other events (a storm), its node need not wait for them. A long backlog
+         * (the daemon was stopped) is not scanned for each event: it drains in order. */
+        if (m->queue.n_queued + m->queue.n_running <= EARLY_NODE_BACKLOG && m->queue.n_queued > 1 &&
+            !event_queue_blocked(&m->queue, e)) {
+                r = process_make_node_early(&m->process, e);
+                if (r < 0)
+                        log_debug_errno(r, "%s: could not make its node early: %m", ev->devpath);
+        }
         update_queue_file(m);
         schedule_start(m);
         return 0;
