@@ -1,16 +1,67 @@
 /* SPDX-License-Identifier: MIT */
+#include <dlfcn.h>
+#include <libkmod.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 
 #include "builtin-kmod.h"
-#include "kmod-lib.h"
 #include "log.h"
 
+/* The library's soname: opened on first use, not linked. */
+#define LIBKMOD_SONAME "libkmod.so.2"
+
+/* libkmod brings libcrypto, liblzma and libzstd along: loading them costs every process that
+ * links it about a millisecond at start (devmanadm trigger and settle are on the boot path) and
+ * a daemon whose rules never load a module their memory. They are loaded with the first
+ * `kmod load`. The types come from libkmod.h, so a mismatch does not compile. */
+struct kmod_api {
+        void *dl;
+        __typeof__(kmod_new) *new;
+        __typeof__(kmod_unref) *unref;
+        __typeof__(kmod_set_log_fn) *set_log_fn;
+        __typeof__(kmod_load_resources) *load_resources;
+        __typeof__(kmod_module_new_from_lookup) *module_new_from_lookup;
+        __typeof__(kmod_module_unref_list) *module_unref_list;
+        __typeof__(kmod_list_next) *list_next;
+        __typeof__(kmod_module_get_module) *module_get_module;
+        __typeof__(kmod_module_get_name) *module_get_name;
+        __typeof__(kmod_module_probe_insert_module) *module_probe_insert_module;
+        __typeof__(kmod_module_unref) *module_unref;
+};
+
 struct kmod_state {
-        struct kmod_lib *lib;  /* libkmod, loaded on first use */
+        struct kmod_api api;   /* api.dl is NULL until the library is open */
         struct kmod_ctx *kmod; /* NULL when there are no modules */
         bool unavailable;      /* decided (and logged) once */
 };
+
+/* Opens libkmod and resolves what this builtin calls; on failure nothing stays open. */
+static int kmod_api_open(struct kmod_api *a)
+{
+        a->dl = dlopen(LIBKMOD_SONAME, RTLD_NOW | RTLD_LOCAL);
+        if (!a->dl)
+                return -ENOENT;
+#define RESOLVE(field, symbol)                                                                               \
+        if (!(a->field = (__typeof__(a->field))dlsym(a->dl, #symbol)))                                       \
+                goto missing;
+        RESOLVE(new, kmod_new)
+        RESOLVE(unref, kmod_unref)
+        RESOLVE(set_log_fn, kmod_set_log_fn)
+        RESOLVE(load_resources, kmod_load_resources)
+        RESOLVE(module_new_from_lookup, kmod_module_new_from_lookup)
+        RESOLVE(module_unref_list, kmod_module_unref_list)
+        RESOLVE(list_next, kmod_list_next)
+        RESOLVE(module_get_module, kmod_module_get_module)
+        RESOLVE(module_get_name, kmod_module_get_name)
+        RESOLVE(module_probe_insert_module, kmod_module_probe_insert_module)
+        RESOLVE(module_unref, kmod_module_unref)
+#undef RESOLVE
+        return 0;
+missing:
+        dlclose(a->dl);
+        *a = (struct kmod_api){0};
+        return -ENOSYS;
+}
 
 static void **state_slot(struct builtin_ctx *ctx)
 {
@@ -24,8 +75,9 @@ void builtin_kmod_exit(struct builtin_ctx *ctx)
         if (!s)
                 return;
         if (s->kmod)
-                s->lib->unref(s->kmod);
-        kmod_lib_close(s->lib);
+                s->api.unref(s->kmod);
+        if (s->api.dl)
+                dlclose(s->api.dl);
         free(s);
         *slot = NULL;
 }
@@ -75,52 +127,35 @@ static struct kmod_state *state_get(struct builtin_ctx *ctx)
                 s->unavailable = true;
                 return s;
         }
-        _cleanup_free_ char *error = NULL;
-        int r = kmod_lib_open(&s->lib, &error);
-        if (r == -ENOMEM) {
-                s->unavailable = true;
-                return s;
-        }
+        int r = kmod_api_open(&s->api);
         if (r < 0) {
-                log_warning("Cannot load %s (%s): module loading is disabled", KMOD_LIB_SONAME, strna(error));
+                log_warning("Cannot use %s (%s): module loading is disabled", LIBKMOD_SONAME,
+                            r == -ENOENT ? dlerror() : "a function is missing");
                 s->unavailable = true;
                 return s;
         }
         const char *const config[] = {etc, run, usrlib, lib, NULL};
-        s->kmod = s->lib->new_ctx(dir, config);
+        s->kmod = s->api.new(dir, config);
         if (!s->kmod) {
                 log_warning("Cannot set up libkmod for %s: module loading is disabled", dir);
                 s->unavailable = true;
                 return s;
         }
-        s->lib->set_log_fn(s->kmod, kmod_log, NULL);
-        r = s->lib->load_resources(s->kmod);
+        s->api.set_log_fn(s->kmod, kmod_log, NULL);
+        r = s->api.load_resources(s->kmod);
         if (r < 0)
                 log_debug_errno(r, "libkmod: cannot load the module indexes of %s, looking up slowly: %m", dir);
         return s;
 }
 
-static int load_one(struct kmod_state *s, const char *devpath, const char *alias, bool test)
+static void probe_list(const struct kmod_api *a, const char *devpath, struct kmod_list *list, bool test)
 {
-        const struct kmod_lib *k = s->lib;
-        struct kmod_list *list = NULL;
-        int r = k->module_new_from_lookup(s->kmod, alias, &list);
-        if (r == -ENOMEM) {
-                if (list)
-                        k->module_unref_list(list);
-                return r;
-        }
-        if (r < 0 || !list) {
-                log_debug("%s: no module for \"%s\"", devpath, alias);
-                if (list)
-                        k->module_unref_list(list);
-                return 0;
-        }
-        for (struct kmod_list *it = list; it; it = k->list_next(list, it)) {
-                struct kmod_module *mod = k->module_get_module(it);
-                const char *name = k->module_get_name(mod);
-                r = k->module_probe_insert_module(mod, KMOD_PROBE_APPLY_BLACKLIST | (test ? KMOD_PROBE_DRY_RUN : 0),
-                                                  NULL, NULL, NULL, NULL);
+        for (struct kmod_list *it = list; it; it = a->list_next(list, it)) {
+                struct kmod_module *mod = a->module_get_module(it);
+                const char *name = a->module_get_name(mod);
+                int r = a->module_probe_insert_module(mod,
+                                                      KMOD_PROBE_APPLY_BLACKLIST | (test ? KMOD_PROBE_DRY_RUN : 0),
+                                                      NULL, NULL, NULL, NULL);
                 if (r == KMOD_PROBE_APPLY_BLACKLIST) {
                         if (test)
                                 printf("kmod: deny-listed %s\n", name);
@@ -133,10 +168,21 @@ static int load_one(struct kmod_state *s, const char *devpath, const char *alias
                         printf("kmod: load %s\n", name);
                 else
                         log_debug("%s: inserted %s", devpath, name);
-                k->module_unref(mod);
+                a->module_unref(mod);
         }
-        k->module_unref_list(list);
-        return 0;
+}
+
+static int load_one(struct kmod_state *s, const char *devpath, const char *alias, bool test)
+{
+        struct kmod_list *list = NULL;
+        int r = s->api.module_new_from_lookup(s->kmod, alias, &list);
+        if (r >= 0 && list)
+                probe_list(&s->api, devpath, list, test);
+        else if (r != -ENOMEM)
+                log_debug("%s: no module for \"%s\"", devpath, alias);
+        if (list)
+                s->api.module_unref_list(list);
+        return r == -ENOMEM ? r : 0;
 }
 
 int builtin_kmod(struct builtin_ctx *ctx, struct device *dev, int argc, char **argv, bool test)

@@ -10,8 +10,7 @@
  * Modules that are not found are logged at debug level; a failing load is a warning.
  * Returns 0 (also for those), -EINVAL for a command other than "load", -ENOMEM.
  *
- * libkmod itself is loaded on first use (kmod-lib.h). Its context (and its loaded index)
- * lives in the builtin's state slot from the
+ * The libkmod context (and its loaded index) lives in the builtin's state slot from the
  * first run to builtin exit. Loading is synchronous, as modprobe is: init_module() returns
  * after the module's init function ran, which for some drivers takes a while; a caller that
  * must not block may run `kmod load` in a child.

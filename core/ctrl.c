@@ -25,6 +25,7 @@ static const char *const type_names[_CTRL_MSG_TYPE_MAX] = {
         [CTRL_SET_CHILDREN_MAX] = "set-children-max",
         [CTRL_PING] = "ping",
         [CTRL_EXIT] = "exit",
+        [CTRL_WAIT_IDLE] = "wait-idle",
 };
 
 const char *ctrl_msg_type_to_string(enum ctrl_msg_type t)
@@ -114,6 +115,8 @@ struct ctrl_conn {
         int fd;
         sd_event_source *source;
         struct ctrl_conn *next;
+        bool wait_idle; /* owes a WAIT_IDLE answer */
+        bool ended;     /* END_MESSAGES received: close once nothing is owed */
 };
 
 struct ctrl_server {
@@ -125,6 +128,7 @@ struct ctrl_server {
         void *userdata;
         struct ctrl_conn *conns;
         unsigned n_conns;
+        unsigned n_wait_idle; /* connections with wait_idle */
         bool exit_requested; /* hold connections open until the server goes away */
 };
 
@@ -137,6 +141,8 @@ static void conn_close(struct ctrl_conn *c)
                         break;
                 }
         s->n_conns--;
+        if (c->wait_idle)
+                s->n_wait_idle--;
         sd_event_source_disable_unref(c->source);
         close(c->fd);
         free(c);
@@ -184,6 +190,44 @@ static void dispatch(struct ctrl_server *s, const struct ctrl_message *m)
                 break;
         default:
                 break;
+        }
+}
+
+static void answer_idle(struct ctrl_conn *c)
+{
+        struct ctrl_wire w;
+        if (ctrl_message_encode(CTRL_WAIT_IDLE, 0, NULL, &w) >= 0 &&
+            send(c->fd, &w, sizeof(w), MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+                log_debug_errno(errno, "control: cannot answer wait-idle: %m"); /* the client went away */
+}
+
+static void wait_idle(struct ctrl_conn *c)
+{
+        struct ctrl_server *s = c->server;
+        log_debug("control: %s", ctrl_msg_type_to_string(CTRL_WAIT_IDLE));
+        if (!s->ops->is_idle || c->wait_idle)
+                return;
+        if (s->ops->is_idle(s->userdata)) {
+                answer_idle(c);
+                return;
+        }
+        c->wait_idle = true;
+        s->n_wait_idle++;
+}
+
+void ctrl_server_notify_idle(struct ctrl_server *s)
+{
+        if (!s || s->n_wait_idle == 0)
+                return;
+        for (struct ctrl_conn *c = s->conns, *next; c; c = next) {
+                next = c->next;
+                if (!c->wait_idle)
+                        continue;
+                c->wait_idle = false;
+                s->n_wait_idle--;
+                answer_idle(c);
+                if (c->ended && !s->exit_requested)
+                        conn_close(c);
         }
 }
 
@@ -246,11 +290,17 @@ static int on_conn(sd_event_source *src, int fd, uint32_t revents, void *userdat
                 return 0;
         }
         if (m.type == CTRL_END_MESSAGES) {
-                if (s->exit_requested)
-                        /* the client waits for the close: it comes with ctrl_server_free() */
+                c->ended = true;
+                if (s->exit_requested || c->wait_idle)
+                        /* the client waits for the close: it comes with ctrl_server_free(), or
+                         * after the idle answer */
                         (void)sd_event_source_set_enabled(c->source, SD_EVENT_OFF);
                 else
                         conn_close(c);
+                return 0;
+        }
+        if (m.type == CTRL_WAIT_IDLE) {
+                wait_idle(c);
                 return 0;
         }
         dispatch(s, &m);
@@ -488,5 +538,41 @@ int ctrl_client_wait(int fd, uint64_t timeout_usec)
                         return 0;
                 if (k < 0 && errno != EAGAIN && errno != EINTR)
                         return errno == ECONNRESET ? 0 : -errno;
+        }
+}
+
+int ctrl_client_wait_idle(int fd, uint64_t timeout_usec)
+{
+        int r = ctrl_client_send(fd, CTRL_WAIT_IDLE, 0, NULL);
+        if (r >= 0)
+                r = ctrl_client_send(fd, CTRL_END_MESSAGES, 0, NULL);
+        if (r < 0)
+                return r == -EPIPE || r == -ECONNRESET ? 0 : r;
+        uint64_t deadline = now_usec() + timeout_usec;
+        for (;;) {
+                uint64_t now = now_usec();
+                if (now >= deadline)
+                        return -ETIMEDOUT;
+                uint64_t left_ms = (deadline - now + 999) / 1000;
+                struct pollfd p = {.fd = fd, .events = POLLIN};
+                int n = poll(&p, 1, left_ms > INT32_MAX ? INT32_MAX : (int)left_ms);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                if (n == 0)
+                        continue;
+                /* the answer is read before looking at POLLHUP: it may come with the close */
+                struct ctrl_wire w;
+                ssize_t k = recv(fd, &w, sizeof(w), MSG_DONTWAIT);
+                if (k == (ssize_t)sizeof(w) && w.magic == CTRL_MAGIC && w.type == CTRL_WAIT_IDLE)
+                        return 1;
+                if (k == 0)
+                        return 0;
+                if (k < 0 && errno != EAGAIN && errno != EINTR)
+                        return errno == ECONNRESET ? 0 : -errno;
+                if (k < 0 && (p.revents & (POLLHUP | POLLERR)))
+                        return 0;
         }
 }

@@ -13,6 +13,13 @@
  * and waits until the server closes the connection: that close is the answer (a "ping"
  * therefore returns once every earlier message was handled).
  *
+ * WAIT_IDLE is devman's own (udevd 252 ignores it): the server answers it with a WAIT_IDLE
+ * datagram of its own once its event queue is empty — at once when it is — and closes the
+ * connection after that answer and END_MESSAGES. A client that sees the close without the
+ * answer talks to a daemon that does not know the request, and waits for <run>/queue to go.
+ * (Waiting with inotify costs the closing process an RCU grace period of the kernel's
+ * fsnotify, up to milliseconds, at the end of every settle.)
+ *
  * Server: at most 32 connections at a time (more are closed at once); accepts only peers with uid 0 (SO_PEERCRED at accept and SCM_CREDENTIALS on each
  * message); a message of the wrong size, with the wrong magic or an invalid value is logged
  * and the connection closed. Nothing a client sends can stop the server.
@@ -38,6 +45,7 @@ enum ctrl_msg_type {
         CTRL_SET_CHILDREN_MAX = 6,
         CTRL_PING = 7,
         CTRL_EXIT = 8,
+        CTRL_WAIT_IDLE = 9, /* devman's own, see above */
         _CTRL_MSG_TYPE_MAX,
 };
 
@@ -83,6 +91,9 @@ struct ctrl_ops {
         void (*set_children_max)(unsigned n, void *userdata);
         void (*ping)(void *userdata);
         void (*exit)(void *userdata); /* the client's connection is then held open until ctrl_server_free() */
+        /* Is the event queue empty? NULL: WAIT_IDLE is ignored (the client falls back to the
+         * queue file). When it was not, the daemon calls ctrl_server_notify_idle() later. */
+        bool (*is_idle)(void *userdata);
 };
 
 struct ctrl_server;
@@ -96,6 +107,9 @@ int ctrl_server_new(sd_event *event, const char *path, const struct ctrl_ops *op
  * server takes fd and leaves the socket file alone when freed. */
 int ctrl_server_new_from_fd(sd_event *event, int fd, const struct ctrl_ops *ops, void *userdata,
                             struct ctrl_server **ret);
+/* The event queue became empty: answers every client waiting for that. Cheap when none
+ * waits; s may be NULL. */
+void ctrl_server_notify_idle(struct ctrl_server *s);
 /* Closes every connection (a client waiting after an exit request gets its answer), the
  * listening socket, and removes the socket file ctrl_server_new() made. Returns NULL. */
 struct ctrl_server *ctrl_server_free(struct ctrl_server *s);
@@ -109,3 +123,7 @@ int ctrl_client_send(int fd, enum ctrl_msg_type type, int intval, const char *st
 /* Sends END_MESSAGES and waits until the server closes the connection. 0, -ETIMEDOUT, or
  * -errno. timeout_usec 0 means do not wait. */
 int ctrl_client_wait(int fd, uint64_t timeout_usec);
+/* Sends WAIT_IDLE and END_MESSAGES and waits for the answer: 1 when the server said its queue
+ * is empty, 0 when it closed the connection without saying so (it does not know the request;
+ * it did read every kernel event sent before), -ETIMEDOUT, or -errno. */
+int ctrl_client_wait_idle(int fd, uint64_t timeout_usec);

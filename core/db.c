@@ -414,6 +414,7 @@ static int update(const char *run_dir, struct device *d, bool old_known, char **
         if (!path)
                 return -ENOMEM;
 
+        bool known_absent = d->db_synced && !d->db_exists;
         d->db_synced = false; /* until this write succeeds */
         /* the previous version says which tag index entries may have gone stale */
         if (!old_known) {
@@ -427,11 +428,13 @@ static int update(const char *run_dir, struct device *d, bool old_known, char **
                 goto out;
 
         if (!entry_has_info(&new) && !(d->devnum_type && major(d->devnum) > 0) && d->ifindex <= 0) {
-                if (unlink(path) < 0 && errno != ENOENT)
+                if (!known_absent && unlink(path) < 0 && errno != ENOENT)
                         r = -errno;
                 drop_stale_tags(run_dir, id, old_tags, NULL);
-                if (r >= 0)
+                if (r >= 0) {
                         d->db_synced = true;
+                        d->db_exists = false;
+                }
                 goto out;
         }
 
@@ -481,6 +484,7 @@ static int update(const char *run_dir, struct device *d, bool old_known, char **
                         r = k;
         }
         d->db_synced = true;
+        d->db_exists = true;
         goto out;
 
 out_unlink:
@@ -575,8 +579,10 @@ int db_read_file(const char *path, struct device *d)
                         r = k;
         }
         db_entry_clear(&e);
-        if (r >= 0)
+        if (r >= 0) {
                 d->db_synced = true;
+                d->db_exists = r > 0;
+        }
         return r;
 }
 

@@ -8,6 +8,7 @@
 #include <sys/sysmacros.h>
 
 #include "log.h"
+#include "model.h"
 #include "strv.h"
 #include "sysfs.h"
 
@@ -246,12 +247,19 @@ int device_sysfd(struct device *d, const char *sysfs_root)
 {
         if (d->sysfd_open)
                 return d->sysfd;
-        _cleanup_free_ char *syspath = device_syspath(d, sysfs_root);
-        if (!syspath)
-                return -ENOMEM;
-        int fd = open(syspath, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        int fd;
+        if (d->model && streq(model_sysfs_root(d->model), sysfs_root))
+                fd = model_open_sysdir(d->model, d->devpath);
+        else {
+                _cleanup_free_ char *syspath = device_syspath(d, sysfs_root);
+                if (!syspath)
+                        return -ENOMEM;
+                fd = open(syspath, O_PATH | O_DIRECTORY | O_CLOEXEC);
+                if (fd < 0)
+                        fd = -errno;
+        }
         if (fd < 0)
-                return -errno;
+                return fd;
         d->sysfd = fd;
         d->sysfd_open = true;
         return fd;

@@ -75,23 +75,20 @@ int export_properties(const struct device *d, const char *dev_root, const char *
                 size_t kl = props_key_len(entry);
                 if (entry[0] == '.' || derived_key(entry, kl))
                         continue;
-                _cleanup_free_ char *key = strndup(entry, kl);
-                if (!key) {
-                        r = -ENOMEM;
-                        goto fail;
-                }
                 /* the record's DEVNAME names the daemon's node root; clients get dev_root's */
-                const char *value = devname && streq(key, "DEVNAME") ? devname : entry + kl + 1;
-                if ((r = props_set(&p, key, value, PROP_KERNEL)) < 0)
+                bool is_devname = kl == 7 && memcmp(entry, "DEVNAME", 7) == 0;
+                const char *value = devname && is_devname ? devname : entry + kl + 1;
+                /* keys of a set are unique and ACTION was skipped: no look-up needed */
+                if ((r = props_append(&p, entry, kl, value, PROP_KERNEL)) < 0)
                         goto fail;
         }
         if (devname && !props_get(&p, "DEVNAME") && (r = props_set(&p, "DEVNAME", devname, PROP_KERNEL)) < 0)
                 goto fail;
-        if (seqnum > 0 && (r = props_setf(&p, "SEQNUM", PROP_KERNEL, "%" PRIu64, seqnum)) < 0)
+        if (seqnum > 0 && (r = props_set_uint(&p, "SEQNUM", seqnum, PROP_KERNEL)) < 0)
                 goto fail;
         if (u) {
                 if (u->usec_initialized > 0 &&
-                    (r = props_setf(&p, "USEC_INITIALIZED", 0, "%" PRIu64, u->usec_initialized)) < 0)
+                    (r = props_set_uint(&p, "USEC_INITIALIZED", u->usec_initialized, 0)) < 0)
                         goto fail;
                 if (u->links && u->links[0] && d->devnum_type) {
                         _cleanup_free_ char *s = join_links(u->links, dev_root);

@@ -362,6 +362,10 @@ static char *dev_prefix(const char *dev_root)
 const char *format_get_property(struct device *dev, const char *dev_root, const char *key, char **buf)
 {
         *buf = NULL;
+        /* rules ask for many keys per event: only those that can be derived are compared */
+        bool derivable = (key[0] && strchr("DTCSM", key[0])) || streq(key, "IFINDEX");
+        if (!derivable)
+                return props_get(&dev->props, key);
         if (streq(key, "DEVNAME")) {
                 const char *v = props_get(&dev->props, key);
                 if (v || !dev->devname)

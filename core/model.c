@@ -10,6 +10,7 @@
 #include "log.h"
 #include "strv.h"
 #include "sysfs.h"
+#include "sysdir-cache.h"
 
 struct subsys_list {
         char *name;
@@ -27,6 +28,7 @@ struct model {
         struct hashmap *by_subsystem; /* name -> struct subsys_list */
         struct hashmap *is_class;     /* subsystem name (owned) -> (void *)1 class, (void *)2 bus */
         struct hashmap *glue;         /* devpaths (owned) of directories known not to be devices */
+        struct sysdir_cache *dirs;    /* fds of parent directories, for device_sysfd() */
 };
 
 int model_new(const char *sysfs_root, struct model **ret)
@@ -51,6 +53,9 @@ int model_new(const char *sysfs_root, struct model **ret)
         m->root_real = realpath(m->root, NULL);
         if (!m->root_real)
                 return negative_errno();
+        m->dirs = sysdir_cache_new(m->root);
+        if (!m->dirs)
+                return -ENOMEM;
         *ret = TAKE_PTR(m);
         return 0;
 }
@@ -74,11 +79,17 @@ struct model *model_free(struct model *m)
                         free((void *)k);
                 hashmap_free(owned_keys[i]);
         }
+        sysdir_cache_free(m->dirs);
         free(m->root);
         free(m->root_real);
         free(m->dev_root);
         free(m);
         return NULL;
+}
+
+int model_open_sysdir(struct model *m, const char *devpath)
+{
+        return sysdir_cache_open(m->dirs, devpath);
 }
 
 const char *model_sysfs_root(const struct model *m)
@@ -571,8 +582,8 @@ static int read_device(struct model *m, struct device *d, const char *syspath)
         d->devnum = devnum;
         d->devnum_type = devnum ? (streq_ptr(subsystem, "block") ? 'b' : 'c') : 0;
         if (devnum) {
-                if ((r = props_setf(&d->props, "MAJOR", PROP_KERNEL, "%u", major(devnum))) < 0 ||
-                    (r = props_setf(&d->props, "MINOR", PROP_KERNEL, "%u", minor(devnum))) < 0)
+                if ((r = props_set_uint(&d->props, "MAJOR", major(devnum), PROP_KERNEL)) < 0 ||
+                    (r = props_set_uint(&d->props, "MINOR", minor(devnum), PROP_KERNEL)) < 0)
                         goto finish;
         }
         if (streq_ptr(subsystem, "net") && !props_get(&d->props, "IFINDEX")) {
@@ -980,8 +991,8 @@ static int overlay_event(struct model *m, struct device *d, const struct uevent 
                 } else if (d->devnum_type && (major(d->devnum) != ma || minor(d->devnum) != mi)) {
                         log_warning("%s: uevent says %s:%s, sysfs dev says %u:%u; using sysfs", d->devpath, maj, min,
                                     major(d->devnum), minor(d->devnum));
-                        props_setf(&d->props, "MAJOR", PROP_KERNEL, "%u", major(d->devnum));
-                        props_setf(&d->props, "MINOR", PROP_KERNEL, "%u", minor(d->devnum));
+                        props_set_uint(&d->props, "MAJOR", major(d->devnum), PROP_KERNEL);
+                        props_set_uint(&d->props, "MINOR", minor(d->devnum), PROP_KERNEL);
                 }
         }
         if (ev->action == UEVENT_BIND || ev->action == UEVENT_UNBIND) {
@@ -1176,9 +1187,10 @@ static int apply_from_event(struct model *m, const struct uevent *ev, struct dev
         d->devnum_type = 0;
         if (maj && min) {
                 dev_t devnum = 0;
-                if (asprintf(&path, "%s%s/dev", m->root_real, ev->devpath) < 0)
+                bool trust_event = ev->from_kernel && streq(m->root_real, "/sys");
+                if (!trust_event && asprintf(&path, "%s%s/dev", m->root_real, ev->devpath) < 0)
                         return -ENOMEM;
-                if (ev->from_kernel && streq(m->root_real, "/sys")) {
+                if (trust_event) {
                         unsigned long ma = strtoul(maj, NULL, 10), mi = strtoul(min, NULL, 10);
                         if (ma > 0 && ma < 4096 && mi < (1u << 20))
                                 devnum = makedev(ma, mi);
@@ -1197,8 +1209,8 @@ static int apply_from_event(struct model *m, const struct uevent *ev, struct dev
                 if (devnum) {
                         d->devnum = devnum;
                         d->devnum_type = streq(ev->subsystem, "block") ? 'b' : 'c';
-                        if ((r = props_setf(&d->props, "MAJOR", PROP_KERNEL, "%u", major(devnum))) < 0 ||
-                            (r = props_setf(&d->props, "MINOR", PROP_KERNEL, "%u", minor(devnum))) < 0)
+                        if ((r = props_set_uint(&d->props, "MAJOR", major(devnum), PROP_KERNEL)) < 0 ||
+                            (r = props_set_uint(&d->props, "MINOR", minor(devnum), PROP_KERNEL)) < 0)
                                 return r;
                 }
         }
@@ -1214,6 +1226,13 @@ static int apply_from_event(struct model *m, const struct uevent *ev, struct dev
                         return r;
                 }
                 fresh = NULL; /* the model's reference now */
+                /* A device the kernel adds now has no database entry: the remove of any earlier
+                 * one with this path deleted it, and entries of devices gone while no daemon
+                 * ran are removed at start-up (reconcile). It need not be looked for. */
+                if (ev->from_kernel && ev->action == UEVENT_ADD) {
+                        d->db_synced = true;
+                        d->db_exists = false;
+                }
         } else {
                 r = reindex(m, d, old_subsystem, old_type, old_devnum);
                 if (r < 0)

@@ -59,6 +59,10 @@ int model_apply_uevent(struct model *m, const struct uevent *ev, struct device *
 /* Removes a device and its children from the indices (dropping the model's references). */
 void model_remove(struct model *m, struct device *d);
 
+/* A new O_PATH fd of the sysfs directory of devpath (the caller owns it), opened through a
+ * small cache of parent directory fds (sysdir-cache.h). -errno. */
+int model_open_sysdir(struct model *m, const char *devpath);
+
 /* Look-ups (borrowed pointers). model_get takes a canonical devpath; model_resolve also takes
  * a class path (/class/c/n), a /sys/... path, or a sysfs path through a symlink, and looks
  * the device up in sysfs if it is not in the model yet. */

@@ -193,6 +193,11 @@ int node_add(int devfd, const char *name, char type, dev_t devnum, mode_t mode, 
         return node_add_full(devfd, name, type, devnum, mode, uid, gid, true);
 }
 
+int node_update(int devfd, const char *name, char type, dev_t devnum, mode_t mode, uid_t uid, gid_t gid)
+{
+        return node_add_full(devfd, name, type, devnum, mode, uid, gid, false);
+}
+
 int node_add_static(int devfd, const char *name, char type, dev_t devnum, mode_t mode, uid_t uid, gid_t gid)
 {
         return node_add_full(devfd, name, type, devnum, mode, uid, gid, false);

@@ -35,6 +35,11 @@
  * could not be made, its -errno is returned and the node is in place. */
 int node_add(int devfd, const char *name, char type, dev_t devnum, mode_t mode, uid_t uid, gid_t gid);
 
+/* The same without touching the "char/M:m" or "block/M:m" link: for a node whose link the
+ * caller made already (node_add earlier in the same event), only the node is brought to mode
+ * and owner. */
+int node_update(int devfd, const char *name, char type, dev_t devnum, mode_t mode, uid_t uid, gid_t gid);
+
 /* The same without the "char/M:m" or "block/M:m" link: for static nodes (modules.devname), made
  * before any device exists. The M:m links are devman's record of nodes it made for devices
  * (crash recovery removes those whose device is gone); static nodes have no device to wait for. */

@@ -40,6 +40,7 @@ struct event_run {
         unsigned rename_attempts;
         sd_event_source *timer; /* rename retry */
         bool old_synced;  /* old_tags are the entry's (the record was synced with the database) */
+        bool node_made;   /* the node and its M:m link were made before the rules, in this event */
         bool waiting;     /* a child of ours is running */
         bool aborted;     /* the daemon gave up on the event while a child ran */
         int result;
@@ -110,7 +111,7 @@ static void step_model(struct event_run *run)
          * ENV{SEQNUM}, builtins that look at ACTION); finish() drops them again. */
         if (props_set(&run->dev->props, "ACTION", uevent_action_to_string(action_of(run)), PROP_KERNEL) < 0 ||
             (run->event->uevent->seqnum &&
-             props_setf(&run->dev->props, "SEQNUM", PROP_KERNEL, "%" PRIu64, run->event->uevent->seqnum) < 0))
+             props_set_uint(&run->dev->props, "SEQNUM", run->event->uevent->seqnum, PROP_KERNEL) < 0))
                 run->result = log_oom();
         /* After a restart the record knows nothing of earlier events: the database does. Once
          * read (or found absent) the record holds what devman writes, so it is read once. */
@@ -130,7 +131,10 @@ static void step_model(struct event_run *run)
                 if (r < 0)
                         log_debug_errno(r, "%s: could not make node %s before the rules: %m", d->devpath,
                                         d->devname);
+                run->node_made = r >= 0;
         }
+        if (run->event->node_made)
+                run->node_made = true; /* made when the event was queued (process_make_node_early) */
         run->old_synced = run->dev->db_synced;
         if (run->dev->udev && (strv_copy(run->dev->udev->links, &run->old_links) < 0 ||
                                strv_copy(run->dev->udev->tags, &run->old_tags) < 0)) {
@@ -297,8 +301,9 @@ void process_node_access(const struct device *d, mode_t *ret_mode, uid_t *ret_ui
                             : parse_mode(device_get_property(d, "DEVMODE"), *ret_gid != 0 ? 0660 : NODE_MODE_DEFAULT);
 }
 
-/* Creates (or updates) d's node; 0, or -errno (logged by the caller). */
-static int make_node(struct process_ctx *ctx, struct device *d)
+/* Creates (or updates) d's node, and its M:m link unless with_link is false (made already);
+ * 0, or -errno (logged by the caller). */
+static int make_node(struct process_ctx *ctx, struct device *d, bool with_link)
 {
         if (!d->devnum_type || !d->devname)
                 return 0;
@@ -306,7 +311,8 @@ static int make_node(struct process_ctx *ctx, struct device *d)
         uid_t uid;
         gid_t gid;
         process_node_access(d, &mode, &uid, &gid);
-        int r = node_add(ctx->devfd, d->devname, d->devnum_type, d->devnum, mode, uid, gid);
+        int r = (with_link ? node_add : node_update)(ctx->devfd, d->devname, d->devnum_type, d->devnum, mode, uid,
+                                                     gid);
         if (r > 0)
                 log_debug("%s: created %s %c%u:%u mode %04o", d->devpath, d->devname, d->devnum_type,
                           major(d->devnum), minor(d->devnum), (unsigned)mode);
@@ -319,7 +325,7 @@ static int publish_node(struct event_run *run)
         struct device *d = run->dev;
 
         if (action_of(run) != UEVENT_REMOVE)
-                return make_node(run->ctx, d);
+                return make_node(run->ctx, d, !run->node_made);
         if (d->devnum_type && d->devname) {
                 int r = node_remove(run->ctx->devfd, d->devname, d->devnum_type, d->devnum);
                 if (r < 0)
@@ -413,7 +419,7 @@ int process_republish(struct process_ctx *ctx, struct device *d)
         _cleanup_free_ char *id = NULL;
         int r = 0;
 
-        r = make_node(ctx, d);
+        r = make_node(ctx, d, true);
         if (r < 0 || device_get_id(d, &id) < 0)
                 return r;
         if (ctx->runfd >= 0 && d->devname)
@@ -553,6 +559,22 @@ static void advance(struct event_run *run)
                         return;
                 }
         }
+}
+
+int process_make_node_early(struct process_ctx *ctx, struct event *e)
+{
+        const struct uevent *ev = e->uevent;
+        if (!ctx->rules || ctx->dry_run || ctx->devfd < 0 || !ev->from_kernel || ev->action != UEVENT_ADD ||
+            !e->devnum_type || !streq(model_sysfs_root(ctx->model), "/sys"))
+                return 0;
+        const char *name = props_get(&ev->props, "DEVNAME");
+        if (!name || !devname_is_safe(name) || faccessat(ctx->devfd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+                return 0;
+        int r = node_add(ctx->devfd, name, e->devnum_type, e->devnum, NODE_MODE_DEFAULT, 0, 0);
+        if (r < 0)
+                return r;
+        e->node_made = true;
+        return 1;
 }
 
 int process_event(struct process_ctx *ctx, struct event *e, process_done_t done, void *userdata)

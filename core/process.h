@@ -60,6 +60,13 @@ struct process_ctx {
         unsigned long n_failed;
 };
 
+/* For a kernel add event that nothing queued before it holds back: makes its node now, with
+ * the safest access (0600 root), as devtmpfs does when the kernel adds a device, instead of
+ * when the events ahead of it are done; its processing gives it the rules' access. Only for
+ * the live /sys, a /dev without the node, and when rules will run. 1 when made, 0 when not
+ * needed, -errno (the event's processing tries again). */
+int process_make_node_early(struct process_ctx *ctx, struct event *e);
+
 /* Called once when the event's processing is over (result 0 or the -errno of the step that
  * failed; an event always completes and failures are logged). The device (a borrowed
  * reference, NULL when the event could not be applied) is the processed record. */

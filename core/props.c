@@ -25,6 +25,7 @@ int props_copy(struct props *dst, const struct props *src)
                 memcpy(n.buf, src->buf, src->len);
                 n.len = n.cap = src->len;
                 n.n = src->n;
+                n.keys = src->keys;
         }
         props_clear(dst);
         *dst = n;
@@ -52,14 +53,26 @@ size_t props_key_len(const char *entry)
         return eq ? (size_t)(eq - entry) : strlen(entry);
 }
 
+/* The key's bit in struct props' keys: a small hash of its length and bytes. */
+static uint64_t key_bit(const char *key, size_t keylen)
+{
+        uint32_t h = (uint32_t)keylen * 2654435761u;
+        for (size_t i = 0; i < keylen; i++)
+                h = (h ^ (unsigned char)key[i]) * 16777619u;
+        return UINT64_C(1) << (h >> 26);
+}
+
 /* Offset of the entry (its flags byte) for key, or -1. */
 static ssize_t find(const struct props *p, const char *key, size_t keylen)
 {
         size_t off = 0;
+        if (!(p->keys & key_bit(key, keylen)))
+                return -1;
         while (off < p->len) {
                 const char *e = p->buf + off + 1;
                 size_t elen = strlen(e);
-                if (strncmp(e, key, keylen) == 0 && e[keylen] == '=')
+                /* the '=' at keylen first: most entries fail there without a compare */
+                if (elen > keylen && e[keylen] == '=' && memcmp(e, key, keylen) == 0)
                         return (ssize_t)off;
                 off += elen + 2;
         }
@@ -93,11 +106,15 @@ int props_unset(struct props *p, const char *key)
 void props_unset_flagged(struct props *p, unsigned flags)
 {
         size_t off = 0;
+        p->keys = 0; /* rebuilt from what stays: the bits of removed keys go */
         while (off < p->len) {
                 if ((unsigned char)p->buf[off] & flags)
                         remove_at(p, off);
-                else
-                        off += strlen(p->buf + off + 1) + 2;
+                else {
+                        const char *e = p->buf + off + 1;
+                        p->keys |= key_bit(e, props_key_len(e));
+                        off += strlen(e) + 2;
+                }
         }
 }
 
@@ -127,7 +144,11 @@ int props_set(struct props *p, const char *key, const char *value, unsigned flag
         }
         if (!value)
                 return 0;
+        return props_append(p, key, keylen, value, flags);
+}
 
+int props_append(struct props *p, const char *key, size_t keylen, const char *value, unsigned flags)
+{
         size_t need = 1 + keylen + 1 + strlen(value) + 1;
         if (p->len + need > p->cap) {
                 size_t cap = p->cap ? p->cap : 64;
@@ -144,9 +165,22 @@ int props_set(struct props *p, const char *key, const char *value, unsigned flag
         memcpy(e + 1, key, keylen);
         e[1 + keylen] = '=';
         strcpy(e + 2 + keylen, value);
+        p->keys |= key_bit(key, keylen);
         p->len += need;
         p->n++;
         return 0;
+}
+
+int props_set_uint(struct props *p, const char *key, uint64_t value, unsigned flags)
+{
+        char buf[21]; /* 2^64 - 1 has 20 digits */
+        char *q = buf + sizeof(buf) - 1;
+        *q = '\0';
+        do {
+                *--q = (char)('0' + value % 10);
+                value /= 10;
+        } while (value > 0);
+        return props_set(p, key, q, flags);
 }
 
 int props_setf(struct props *p, const char *key, unsigned flags, const char *fmt, ...)

@@ -25,6 +25,8 @@ struct props {
         size_t len; /* bytes used */
         size_t cap;
         unsigned n;
+        uint64_t keys; /* one bit per key ever added (props_key_bit()): a clear bit proves a key
+                        * absent, so most look-ups of missing keys skip the scan */
 };
 
 #define PROPS_INIT ((struct props){0})
@@ -42,6 +44,12 @@ const char *props_get(const struct props *p, const char *key);
 /* Sets (replacing any previous value and its flags); a NULL value removes the key.
  * 0, or -EINVAL for a bad key/value, -ENOMEM. */
 int props_set(struct props *p, const char *key, const char *value, unsigned flags);
+/* Adds key (its first keylen bytes, a valid key) with value, which the caller knows is not in
+ * the set yet: no look-up (building a set from another one). key and value must not point
+ * into p. 0 or -ENOMEM. */
+/* props_set() with a decimal number as the value (no printf: set for every event). */
+int props_set_uint(struct props *p, const char *key, uint64_t value, unsigned flags);
+int props_append(struct props *p, const char *key, size_t keylen, const char *value, unsigned flags);
 int props_setf(struct props *p, const char *key, unsigned flags, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));
 /* Removes key; returns 1 if it was present, 0 if not. */

@@ -71,6 +71,15 @@ bool events_related(const struct event *a, const struct event *b)
         return false;
 }
 
+bool event_queue_blocked(const struct event_queue *q, const struct event *e)
+{
+        (void)q;
+        for (const struct event *earlier = e->prev; earlier; earlier = earlier->prev)
+                if (events_related(earlier, e))
+                        return true;
+        return false;
+}
+
 struct event *event_queue_next_ready(struct event_queue *q)
 {
         for (struct event *e = q->head; e; e = e->next) {

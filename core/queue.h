@@ -35,6 +35,7 @@ struct event {
         int ifindex;
         enum event_state state;
         uint64_t queued_usec;  /* CLOCK_MONOTONIC */
+        bool node_made;        /* its node (and M:m link) was made when it was queued */
         void *data;            /* the processing state of a running event (owned by the runner) */
 };
 
@@ -46,6 +47,8 @@ struct event_queue {
 
 /* Appends an event for ev, taking ownership of ev (freed on failure too). */
 int event_queue_push(struct event_queue *q, struct uevent *ev, uint64_t now_usec, struct event **ret);
+/* Whether an earlier unfinished event is related to e. */
+bool event_queue_blocked(const struct event_queue *q, const struct event *e);
 /* The first QUEUED event not blocked by an earlier unfinished one, or NULL. */
 struct event *event_queue_next_ready(struct event_queue *q);
 void event_queue_set_running(struct event_queue *q, struct event *e);

@@ -29,6 +29,8 @@ struct rules_exec {
         enum uevent_action action;
         struct rules_exec_options o;
         unsigned line_mask;
+        uint32_t subsystem_hash, action_hash; /* for the lines' pre-filter */
+        bool prefilter;                       /* off while tracing every token (debug) */
 
         /* position: resumable at token granularity */
         size_t line;
@@ -1256,7 +1258,10 @@ int rules_exec_run(struct rules_exec *x)
         while (x->line < rules->n_lines) {
                 const struct rule_line *l = &rules->lines[x->line];
                 if (!x->in_line) {
-                        if (!(l->flags & x->line_mask)) {
+                        if (!(l->flags & x->line_mask) ||
+                            (x->prefilter && (((l->flags & LINE_NEEDS_SUBSYSTEM) &&
+                                               (!x->dev->subsystem || l->subsystem_hash != x->subsystem_hash)) ||
+                                              ((l->flags & LINE_NEEDS_ACTION) && l->action_hash != x->action_hash)))) {
                                 x->line++;
                                 continue;
                         }
@@ -1323,6 +1328,9 @@ int rules_exec_new(const struct rules *rules, struct device *dev, enum uevent_ac
         x->log_level = -1;
 
         x->line_mask = LINE_HAS_GOTO | LINE_UPDATE_SOMETHING;
+        x->prefilter = log_get_max_level() < LOG_DEBUG;
+        x->subsystem_hash = dev->subsystem ? rules_prefilter_hash(dev->subsystem) : 0;
+        x->action_hash = rules_prefilter_hash(uevent_action_to_string(action));
         if (action != UEVENT_REMOVE) {
                 if (dev->devnum_type)
                         x->line_mask |= LINE_HAS_DEVLINK;

@@ -916,6 +916,29 @@ static void sort_tokens(struct rule_line *l)
         /* pattern alternatives point into their token's own value buffer, which did not move */
 }
 
+/* The line's cheap pre-filter: a SUBSYSTEM or ACTION it requires to be one literal. */
+static void set_prefilter(struct rule_line *l)
+{
+        for (unsigned i = 0; i < l->n_tokens; i++) {
+                const struct rule_token *t = &l->tokens[i];
+                if (t->op != RULE_OP_MATCH || t->match_type != MATCH_PATTERN || t->n_alts != 1 || t->alts[0].glob ||
+                    t->match_empty)
+                        continue;
+                if (t->type == TK_M_SUBSYSTEM) {
+                        l->flags |= LINE_NEEDS_SUBSYSTEM;
+                        l->subsystem_hash = rules_prefilter_hash(t->alts[0].s);
+                } else if (t->type == TK_M_ACTION) {
+                        l->flags |= LINE_NEEDS_ACTION;
+                        l->action_hash = rules_prefilter_hash(t->alts[0].s);
+                }
+        }
+}
+
+uint32_t rules_prefilter_hash(const char *s)
+{
+        return (uint32_t)hash_string(s);
+}
+
 static int rules_append_line(struct rules *rules, struct rule_line *l)
 {
         if (rules->n_lines == rules->cap_lines) {
@@ -1004,6 +1027,7 @@ static int add_line(struct parser *p, const char *s)
                 goto drop;
         }
         sort_tokens(&p->line);
+        set_prefilter(&p->line);
         /* the finished line moves into the arena: no slack, no per-line allocations */
         struct arena *arena = p->rules->arena;
         struct rule_line done = p->line;

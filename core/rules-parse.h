@@ -147,7 +147,12 @@ enum {
         LINE_HAS_GOTO = 1 << 3,
         LINE_HAS_LABEL = 1 << 4,
         LINE_UPDATE_SOMETHING = 1 << 5, /* any other assignment or import */
+        LINE_NEEDS_SUBSYSTEM = 1 << 6,  /* SUBSYSTEM=="<one literal>": subsystem_hash */
+        LINE_NEEDS_ACTION = 1 << 7,     /* ACTION=="<one literal>": action_hash */
 };
+
+/* The hash of a SUBSYSTEM or ACTION value that struct rule_line's pre-filter compares. */
+uint32_t rules_prefilter_hash(const char *s);
 
 struct rule_line {
         const char *file;  /* the file's name, owned by struct rules */
@@ -158,6 +163,9 @@ struct rule_line {
         size_t goto_line;  /* index into rules->lines of the target, valid with LINE_HAS_GOTO */
         struct rule_token *tokens; /* n_tokens, sorted by type */
         unsigned n_tokens;
+        /* pre-filter: a line whose hash differs from the event's cannot match (equal hashes
+         * still evaluate the tokens) */
+        uint32_t subsystem_hash, action_hash;
 };
 
 struct rules_file {

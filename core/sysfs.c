@@ -143,8 +143,13 @@ char *path_join(const char *a, const char *b)
                 la--;
         while (*b == '/')
                 b++;
-        if (asprintf(&s, "%.*s/%s", (int)la, a, b) < 0)
+        size_t lb = strlen(b);
+        s = malloc(la + 1 + lb + 1);
+        if (!s)
                 return NULL;
+        memcpy(s, a, la);
+        s[la] = '/';
+        memcpy(s + la + 1, b, lb + 1);
         return s;
 }
 

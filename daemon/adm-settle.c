@@ -28,21 +28,25 @@ int adm_wait_for_queue(const struct adm_ctx *ctx, double timeout_sec)
         if (!queue)
                 return -ENOMEM;
 
-        /* A ping first: the daemon answers it only after reading every uevent the kernel had
-         * sent, so those events are in its queue (and the queue file exists) afterwards. */
+        /* The daemon reads the request only after every uevent the kernel had sent (its control
+         * socket comes after the kernel socket), and answers once those are processed. */
         _cleanup_free_ char *control = path_join(ctx->run_root, "control");
         if (!control)
                 return -ENOMEM;
         int cfd = ctrl_client_connect(control);
         if (cfd >= 0) {
-                int r = ctrl_client_send(cfd, CTRL_PING, 0, NULL);
-                if (r >= 0)
-                        r = ctrl_client_wait(cfd, (uint64_t)(timeout_sec * 1e6));
+                int r = ctrl_client_wait_idle(cfd, (uint64_t)(timeout_sec * 1e6));
                 close(cfd);
+                if (r > 0)
+                        return 0;
                 if (r == -ETIMEDOUT)
                         return r;
+                /* a daemon that does not know the request: its close answered as a ping does */
         }
 
+        /* Nothing queued: done, without the cost of an inotify instance. */
+        if (access(queue, F_OK) < 0)
+                return errno == ENOENT ? 0 : negative_errno();
         ifd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
         if (ifd < 0)
                 return negative_errno();

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* devmanadm trigger: write an action to the uevent file of matching devices, so the kernel
  * sends the event again (coldplug). */
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <getopt.h>
 
@@ -8,6 +9,7 @@
 #include "log.h"
 #include "model.h"
 #include "strv.h"
+#include "sysfs-enum.h"
 #include "sysfs.h"
 #include "uevent.h"
 
@@ -76,6 +78,23 @@ static bool matches(const struct adm_ctx *ctx, const struct trigger_filter *f, s
         return true;
 }
 
+/* Writes the action to <devpath>/uevent under the sysfs root: the kernel sends the event before
+ * write() returns. 0 or -errno. */
+static int write_uevent(int rootfd, const char *devpath, const char *action)
+{
+        _cleanup_free_ char *rel = NULL;
+        if (asprintf(&rel, "%s/uevent", devpath + (devpath[0] == '/')) < 0)
+                return -ENOMEM;
+        _cleanup_close_ int fd = openat(rootfd, rel, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return negative_errno();
+        size_t len = strlen(action);
+        ssize_t k = write(fd, action, len);
+        if (k < 0)
+                return negative_errno();
+        return (size_t)k == len ? 0 : -EIO;
+}
+
 static void help(void)
 {
         printf("Usage: devmanadm trigger [OPTIONS] [DEVPATH|NODE...]\n"
@@ -121,6 +140,7 @@ int verb_trigger(const struct adm_ctx *ctx, int argc, char **argv)
         struct trigger_filter f = {0};
         _cleanup_(model_freep) struct model *m = NULL;
         _cleanup_strv_free_ char **paths = NULL;
+        _cleanup_close_ int rootfd = -1;
         const char *action = "change";
         bool verbose = false, dry_run = false, subsystems = false, settle = false;
         int c, r, status = 2;
@@ -195,10 +215,15 @@ int verb_trigger(const struct adm_ctx *ctx, int argc, char **argv)
         }
 
         status = 1;
-        r = model_new(ctx->sysfs_root, &m);
-        if (r < 0) {
-                log_error_errno(r, "Cannot use %s as sysfs root: %m", ctx->sysfs_root);
-                goto out;
+        bool filtering = f.subsystem_match || f.subsystem_nomatch || f.sysname_match || f.sysname_nomatch ||
+                         f.property_match || f.tag_match || f.parent_match;
+        /* The model reads devices; a plain coldplug needs none of it: the uevent files are all. */
+        if (filtering || subsystems || optind < argc) {
+                r = model_new(ctx->sysfs_root, &m);
+                if (r < 0) {
+                        log_error_errno(r, "Cannot use %s as sysfs root: %m", ctx->sysfs_root);
+                        goto out;
+                }
         }
         /* parent matches are given as paths: make them canonical */
         STRV_FOREACH(p, f.parent_match) {
@@ -225,38 +250,38 @@ int verb_trigger(const struct adm_ctx *ctx, int argc, char **argv)
                 }
                 n = strv_length(paths);
         } else {
-                r = model_enumerate(m, subsystems, &paths, &n);
+                r = subsystems ? model_enumerate(m, true, &paths, &n)
+                               : sysfs_enumerate_devices(ctx->sysfs_root, &paths, &n);
                 if (r < 0) {
                         log_error_errno(r, "Cannot enumerate %s: %m", ctx->sysfs_root);
                         goto out;
                 }
         }
 
-        /* Without filters nothing about the devices needs reading: the uevent files are all */
-        bool filtering = f.subsystem_match || f.subsystem_nomatch || f.sysname_match || f.sysname_nomatch ||
-                         f.property_match || f.tag_match || f.parent_match;
+        rootfd = open(ctx->sysfs_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (rootfd < 0) {
+                log_error_errno(errno, "Cannot open %s: %m", ctx->sysfs_root);
+                goto out;
+        }
         for (size_t i = 0; i < n; i++) {
-                _cleanup_free_ char *syspath = NULL;
                 if (filtering) {
                         struct device *d = NULL;
                         if (model_add_from_sysfs(m, paths[i], &d) < 0 || !matches(ctx, &f, d))
                                 continue;
-                        syspath = device_syspath(d, ctx->sysfs_root);
-                } else
-                        syspath = path_join(ctx->sysfs_root, paths[i]);
-                _cleanup_free_ char *uevent = syspath ? path_join(syspath, "uevent") : NULL;
-                if (!uevent) {
+                }
+                if (verbose)
+                        printf("%s%s\n", streq(ctx->sysfs_root, "/") ? "" : ctx->sysfs_root, paths[i]);
+                if (dry_run)
+                        continue;
+                r = write_uevent(rootfd, paths[i], action);
+                if (r == -ENOMEM) {
                         log_oom();
                         goto out;
                 }
-                if (verbose)
-                        printf("%s\n", syspath);
-                if (dry_run)
-                        continue;
-                r = write_attr(uevent, action);
                 if (r < 0) {
                         /* devices can vanish, and some kobjects refuse synthetic events */
-                        log_debug_errno(r, "Cannot write '%s' to %s, ignoring: %m", action, uevent);
+                        log_debug_errno(r, "Cannot write '%s' to %s/%s/uevent, ignoring: %m", action,
+                                        ctx->sysfs_root, paths[i]);
                         continue;
                 }
                 triggered++;

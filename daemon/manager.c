@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <systemd/sd-daemon.h>
@@ -30,11 +31,14 @@
 
 /* Event source priorities: lower runs first when several are pending.
  *  - signals: an exit request is seen before more work is started;
- *  - kernel socket: read every pending uevent before anything is processed, so the queue is
- *    complete (ordering is decided on it) and the socket buffer does not overflow;
+ *  - kernel socket: everything it holds is read at once, so the socket buffer does not
+ *    overflow; then it goes behind the start of events until a batch of what it read has
+ *    been started (on_kernel), or processing would wait for the end of a steady stream (a
+ *    coldplug, a storm);
  *  - children: finish the events that wait for them;
- *  - control socket: after the kernel socket, so a "ping" answer means every event the
- *    kernel had sent before it is queued (udevadm settle relies on that);
+ *  - control socket: a "ping" (and WAIT_IDLE) first reads what the kernel socket holds, so
+ *    its answer means every event the kernel had sent before it is queued (udevadm settle
+ *    relies on that);
  *  - starting events: last, in bounded batches, so reading never starves. */
 enum {
         PRIORITY_SIGNAL = -300,
@@ -53,6 +57,8 @@ enum {
 
 /* How long the queue must stay empty before memory is trimmed. */
 #define IDLE_TRIM_USEC (250 * 1000ULL)
+/* Queued events up to which a new add event gets its node at once (process_make_node_early). */
+#define EARLY_NODE_BACKLOG 16
 
 /* Events started per turn of the loop before the kernel socket is read again. */
 #define START_BATCH 64
@@ -79,11 +85,14 @@ struct manager {
         struct ctrl_server *ctrl;
         struct uevent_listener *listener;
         sd_event_source *kernel_source;
+        bool kernel_resting;  /* kernel_source behind on_start until it started a batch */
         sd_event_source *start_source;
         sd_event_source *retry_source; /* armed while devices wait in retry */
         struct publish_retry *retry;
         unsigned retry_deferred;
         sd_event_source *idle_source; /* trims memory once the queue has been empty a while */
+        uint64_t last_drain_usec;     /* when the queue last became empty */
+        bool idle_armed;              /* idle_source is enabled */
 
         struct event_queue queue;
         struct process_ctx process;
@@ -110,9 +119,16 @@ static uint64_t now_usec(void)
 
 /* <run>/queue exists exactly while events are queued or running (libudev's "queue is empty"),
  * or while a resynchronisation is due: the events it will queue are not yet known. */
+static bool queue_busy(const struct manager *m)
+{
+        return !event_queue_is_empty(&m->queue) || (m->resync_pending && !m->exiting);
+}
+
 static void update_queue_file(struct manager *m)
 {
-        bool want = !event_queue_is_empty(&m->queue) || (m->resync_pending && !m->exiting);
+        bool want = queue_busy(m);
+        if (!want)
+                ctrl_server_notify_idle(m->ctrl); /* devmanadm settle waiting on the socket */
         if (want == m->queue_file || m->runfd < 0)
                 return;
         if (want) {
@@ -136,6 +152,8 @@ static void schedule_start(struct manager *m)
                 sd_event_source_set_enabled(m->start_source, SD_EVENT_ONESHOT);
 }
 
+static void arm_idle_trim(struct manager *m, uint64_t when);
+
 static void trim_memory(struct manager *m)
 {
         int r = model_compact(m->model);
@@ -151,26 +169,41 @@ static void trim_memory(struct manager *m)
 static int on_idle(sd_event_source *s, uint64_t usec, void *userdata)
 {
         struct manager *m = userdata;
+        m->idle_armed = false;
         if (!event_queue_is_empty(&m->queue))
                 return 0; /* busy again: the next drain re-arms us */
+        uint64_t due = m->last_drain_usec + IDLE_TRIM_USEC;
+        if (now_usec() < due) { /* drained again since it was armed: not idle long enough yet */
+                arm_idle_trim(m, due);
+                return 0;
+        }
         trim_memory(m);
         return 0;
 }
 
-/* (Re)arms the idle trim: called whenever the queue drains. */
+static void arm_idle_trim(struct manager *m, uint64_t when)
+{
+        if (!m->idle_source) {
+                if (sd_event_add_time(m->event, &m->idle_source, CLOCK_MONOTONIC, when, 50 * 1000, on_idle, m) < 0)
+                        return;
+                (void)sd_event_source_set_priority(m->idle_source, PRIORITY_START + 1);
+        } else {
+                (void)sd_event_source_set_time(m->idle_source, when);
+                (void)sd_event_source_set_enabled(m->idle_source, SD_EVENT_ONESHOT);
+        }
+        m->idle_armed = true;
+}
+
+/* Called whenever the queue drains. In a storm that is after every event: only the time is
+ * noted then, and a timer that is already armed checks it when it fires (re-arming the timer
+ * each time would cost a timerfd_settime() per event). */
 static void schedule_idle_trim(struct manager *m)
 {
         if (m->opt.once || !m->event)
                 return;
-        if (!m->idle_source) {
-                if (sd_event_add_time_relative(m->event, &m->idle_source, CLOCK_MONOTONIC, IDLE_TRIM_USEC,
-                                               50 * 1000, on_idle, m) < 0)
-                        return;
-                (void)sd_event_source_set_priority(m->idle_source, PRIORITY_START + 1);
-                return;
-        }
-        (void)sd_event_source_set_time_relative(m->idle_source, IDLE_TRIM_USEC);
-        (void)sd_event_source_set_enabled(m->idle_source, SD_EVENT_ONESHOT);
+        m->last_drain_usec = now_usec();
+        if (!m->idle_armed)
+                arm_idle_trim(m, m->last_drain_usec + IDLE_TRIM_USEC);
 }
 
 static void maybe_finish(struct manager *m)
@@ -271,9 +304,18 @@ static int queue_uevent(struct manager *m, struct uevent *ev)
 {
         log_debug("Queueing %s %s (seqnum %" PRIu64 ")", uevent_action_to_string(ev->action), ev->devpath,
                   ev->seqnum);
-        int r = event_queue_push(&m->queue, ev, now_usec(), NULL);
+        struct event *e;
+        int r = event_queue_push(&m->queue, ev, now_usec(), &e);
         if (r < 0)
                 return log_error_errno(r, "Could not queue an event, dropping it: %m");
+        /* Behind a few other events (a storm), its node need not wait for them. A long backlog
+         * (the daemon was stopped) is not scanned for each event: it drains in order. */
+        if (m->queue.n_queued + m->queue.n_running <= EARLY_NODE_BACKLOG && m->queue.n_queued > 1 &&
+            !event_queue_blocked(&m->queue, e)) {
+                r = process_make_node_early(&m->process, e);
+                if (r < 0)
+                        log_debug_errno(r, "%s: could not make its node early: %m", ev->devpath);
+        }
         update_queue_file(m);
         schedule_start(m);
         return 0;
@@ -358,6 +400,10 @@ static int on_start(sd_event_source *s, void *userdata)
         unsigned started = 0;
         struct event *e;
 
+        if (m->kernel_resting) {
+                m->kernel_resting = false;
+                sd_event_source_set_priority(m->kernel_source, PRIORITY_KERNEL);
+        }
         if (m->exec_stopped)
                 return 0;
         /* Rules changed on disk or a reload was asked for: reload between events. */
@@ -397,11 +443,13 @@ static int on_start(sd_event_source *s, void *userdata)
         return 0;
 }
 
-static int on_kernel(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+/* Queues what the kernel socket holds, at most max uevents; returns how many were queued. */
+static unsigned read_kernel(struct manager *m, unsigned max)
 {
-        struct manager *m = userdata;
-
-        for (unsigned i = 0; i < 1024; i++) {
+        unsigned queued = 0;
+        if (!m->listener || m->exiting)
+                return 0;
+        for (unsigned i = 0; i < max; i++) {
                 struct uevent *ev = NULL;
                 int r = uevent_listener_receive(m->listener, &ev);
                 if (r == 0)
@@ -425,7 +473,21 @@ static int on_kernel(sd_event_source *s, int fd, uint32_t revents, void *userdat
                         log_warning_errno(r, "Could not receive from the kernel socket: %m");
                         break;
                 }
-                queue_uevent(m, ev);
+                if (queue_uevent(m, ev) >= 0)
+                        queued++;
+        }
+        return queued;
+}
+
+static int on_kernel(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+        struct manager *m = userdata;
+        /* bounded, so that signals and the control socket get their turn in a storm */
+        if (read_kernel(m, 1024) > 0 && !m->exiting) {
+                /* behind the start of events until on_start() (scheduled by queue_uevent) runs:
+                 * a change of priority, not of the epoll set (no syscall) */
+                sd_event_source_set_priority(s, PRIORITY_START + 1);
+                m->kernel_resting = true;
         }
         return 0;
 }
@@ -516,6 +578,13 @@ static void ctrl_exit(void *userdata)
 static void ctrl_ping(void *userdata)
 {
         log_debug("Ping");
+        read_kernel(userdata, UINT_MAX); /* the answer covers every event sent before the ping */
+}
+
+static bool ctrl_is_idle(void *userdata)
+{
+        read_kernel(userdata, UINT_MAX);
+        return !queue_busy(userdata);
 }
 
 static const struct ctrl_ops ctrl_ops = {
@@ -527,6 +596,7 @@ static const struct ctrl_ops ctrl_ops = {
         .set_children_max = ctrl_set_children_max,
         .ping = ctrl_ping,
         .exit = ctrl_exit,
+        .is_idle = ctrl_is_idle,
 };
 
 /* ---- setup ------------------------------------------------------------------------- */

@@ -60,6 +60,18 @@ check "unknown command fails" '[ $rc -ne 0 ]'
 out=$(run /devices/pci0000:00 "kmod load" 2>&1); rc=$?
 check "no MODALIAS: nothing, no error" '[ $rc -eq 0 ] && [ -z "$out" ]'
 
+# libkmod (and the libcrypto, liblzma, libzstd it brings) is opened by the first `kmod load`:
+# not linked into the programs, not loaded by other builtins
+if command -v readelf >/dev/null; then
+    check "devmand and devmanadm do not link libkmod" \
+        '! readelf -d "$build/daemon/devmand" "$build/daemon/devmanadm" | grep -q "NEEDED.*libkmod"'
+fi
+out=$(LD_DEBUG=files run "$nic" "kmod load" 2>&1)
+check "kmod load opens libkmod" 'printf "%s\n" "$out" | grep -q "file=libkmod.so.2 .*dynamically loaded"'
+check "and still finds the module" 'printf "%s\n" "$out" | grep -q "^kmod: load e1000fake"'
+out=$(LD_DEBUG=files run "$nic" "path_id" 2>&1)
+check "other builtins do not load libkmod" '! printf "%s\n" "$out" | grep -q "libkmod"'
+
 # no modules directory: a no-op, logged once for many events
 mkdir -p "$tmp/empty"
 out=$(DEVMAN_LOG_LEVEL=info "$build/tests/builtin-run" --repeat 5 --sysfs "$tmp/sys" --root "$tmp/empty" "$nic" "kmod load" 2>&1); rc=$?

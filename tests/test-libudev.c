@@ -940,12 +940,15 @@ static void test_devmand(void)
         provoke_kernel();
         CHECK(wait_for_file(RUN "/queue", true, 3000));
         CHECK_INT(RUN_CMD(10000, NULL, "/usr/bin/udevadm", "settle", "-t", "1"), 1);
+        /* devmanadm settle asks the daemon (WAIT_IDLE): no answer while the event waits */
+        CHECK_INT(RUN_CMD(10000, NULL, (char *)devmanadm_path(), "--run=" RUN, "settle", "-t", "1"), 1);
         d = mon ? receive_null(mon, 300) : NULL;
         CHECK(d == NULL);
         udev_device_unref(d);
         CHECK_INT(RUN_CMD(10000, NULL, (char *)devmanadm_path(), "--run=" RUN, "control", "--start-exec-queue"), 0);
         CHECK_INT(RUN_CMD(10000, NULL, "/usr/bin/udevadm", "settle", "-t", "5"), 0);
         CHECK(access(RUN "/queue", F_OK) < 0);
+        CHECK_INT(RUN_CMD(10000, NULL, (char *)devmanadm_path(), "--run=" RUN, "settle", "-t", "5"), 0);
         d = mon ? receive_null(mon, 3000) : NULL;
         CHECK(d != NULL);
         udev_device_unref(d);

@@ -138,4 +138,32 @@ static void test_shrink(void)
         props_clear(&p);
 }
 
-TEST_MAIN(TEST(test_props), TEST(test_merge), TEST(test_self_alias), TEST(test_strv), TEST(test_shrink))
+static void test_numbers_and_append(void)
+{
+        struct props p = PROPS_INIT;
+        CHECK_INT(props_set_uint(&p, "Z", 0, PROP_KERNEL), 0);
+        CHECK_INT(props_set_uint(&p, "BIG", UINT64_MAX, PROP_KERNEL), 0);
+        CHECK_INT(props_set_uint(&p, "Z", 259, PROP_DB), 0);
+        CHECK_STR(props_get(&p, "Z"), "259");
+        CHECK_STR(props_get(&p, "BIG"), "18446744073709551615");
+        CHECK_INT(props_append(&p, "KEYxxx", 3, "v", PROP_KERNEL), 0);
+        CHECK_STR(props_get(&p, "KEY"), "v");
+        CHECK(props_get(&p, "KEYxxx") == NULL);
+        CHECK_INT((int)p.n, 3);
+        /* a key that is a prefix of another is not found in it */
+        CHECK(props_get(&p, "B") == NULL && props_get(&p, "BI") == NULL);
+        props_unset_flagged(&p, PROP_DB);
+        CHECK(props_get(&p, "Z") == NULL);
+        CHECK_STR(props_get(&p, "BIG"), "18446744073709551615");
+        CHECK_STR(props_get(&p, "KEY"), "v");
+        CHECK_INT(props_set(&p, "Z", "again", PROP_DB), 0);
+        CHECK_STR(props_get(&p, "Z"), "again");
+        struct props q = PROPS_INIT;
+        CHECK_INT(props_copy(&q, &p), 0);
+        CHECK_STR(props_get(&q, "KEY"), "v");
+        props_clear(&q);
+        props_clear(&p);
+}
+
+TEST_MAIN(TEST(test_props), TEST(test_merge), TEST(test_self_alias), TEST(test_strv), TEST(test_numbers_and_append),
+          TEST(test_shrink))

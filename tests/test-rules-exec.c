@@ -37,6 +37,19 @@ static const struct rcase rcases[] = {
          "ACTION!=\"add\", ENV{C}=\"1\"\n"
          "ACTION!=\"change\", ENV{D}=\"1\"\n",
          {"E:A=1", "E:B", "E:C", "E:D=1", "X:1,4"}},
+        /* lines the SUBSYSTEM/ACTION pre-filter skips, and lines it must not skip */
+        {"prefilter", FIX_SDA, "add",
+         "SUBSYSTEM==\"net\", ENV{A}=\"1\"\n"
+         "SUBSYSTEM==\"block\", ENV{B}=\"1\"\n"
+         "SUBSYSTEM==\"blo*\", ENV{C}=\"1\"\n"
+         "SUBSYSTEM==\"net|block\", ENV{D}=\"1\"\n"
+         "ACTION==\"remove\", ENV{E}=\"1\"\n"
+         "ACTION==\"add\", SUBSYSTEM==\"block\", ENV{F}=\"1\"\n"
+         "SUBSYSTEM!=\"net\", GOTO=\"end\"\n"
+         "ENV{G}=\"1\"\n"
+         "LABEL=\"end\"\n"
+         "SUBSYSTEM==\"\", ENV{H}=\"1\"\n",
+         {"E:A", "E:B=1", "E:C=1", "E:D=1", "E:E", "E:F=1", "E:G", "E:H", "X:2,3,4,6,7"}},
         {"action-remove-skips-devlink-lines", FIX_SDA, "remove",
          "SYMLINK+=\"gone\"\nMODE=\"0600\"\nENV{R}=\"1\"\n",
          {"L:", "M:-", "E:R=1", "X:3"}},
@@ -334,8 +347,15 @@ static void run_case(const struct rcase *c)
 
 static void test_table(void)
 {
-        for (size_t i = 0; i < ELEMENTSOF(rcases); i++)
-                run_case(&rcases[i]);
+        /* once with the lines' pre-filter, once without it (debug logging evaluates every
+         * token): the same results */
+        int level = log_get_max_level();
+        for (int pass = 0; pass < 2; pass++) {
+                log_set_max_level(pass == 0 ? LOG_ERR : LOG_DEBUG);
+                for (size_t i = 0; i < ELEMENTSOF(rcases); i++)
+                        run_case(&rcases[i]);
+        }
+        log_set_max_level(level);
 }
 
 static struct rules *parse_ok(const char *text)

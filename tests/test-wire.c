@@ -44,6 +44,12 @@ static void test_ctrl_codec(void)
         CHECK_INT(CTRL_SET_CHILDREN_MAX, 6);
         CHECK_INT(CTRL_PING, 7);
         CHECK_INT(CTRL_EXIT, 8);
+        /* devman's own request, after udevadm's numbers */
+        CHECK_INT(CTRL_WAIT_IDLE, 9);
+        struct ctrl_wire wi;
+        CHECK_INT(ctrl_message_encode(CTRL_WAIT_IDLE, 0, NULL, &wi), 0);
+        CHECK_INT(ctrl_message_decode(&wi, sizeof(wi), &m, &why), 0);
+        CHECK_INT(m.type, CTRL_WAIT_IDLE);
 
         /* hostile */
         CHECK_INT(ctrl_message_decode(&w, sizeof(w) - 1, &m, &why), -EBADMSG);
@@ -56,7 +62,7 @@ static void test_ctrl_codec(void)
         CHECK_INT(ctrl_message_decode(&bad, sizeof(bad), &m, &why), -EBADMSG);
         CHECK_STR(why, "wrong magic");
         bad = w;
-        bad.type = 9;
+        bad.type = 10;
         CHECK_INT(ctrl_message_decode(&bad, sizeof(bad), &m, &why), -EBADMSG);
         bad.type = -1;
         CHECK_INT(ctrl_message_decode(&bad, sizeof(bad), &m, &why), -EBADMSG);
@@ -218,6 +224,108 @@ static void test_ctrl_server(void)
         s = ctrl_server_free(s);
         CHECK(access(path, F_OK) < 0); /* the socket file goes with the server */
         CHECK(ctrl_client_connect(path) < 0);
+        sd_event_unref(e);
+        test_tmpdir_remove(dir);
+}
+
+static bool queue_idle;
+static bool on_is_idle(void *u)
+{
+        return queue_idle;
+}
+
+static const struct ctrl_ops idle_ops = {
+        .ping = on_ping,
+        .is_idle = on_is_idle,
+};
+
+/* A child that waits for the idle answer; exits with ctrl_client_wait_idle()'s result + 10. */
+static pid_t fork_wait_idle(const char *path)
+{
+        pid_t pid = fork();
+        if (pid == 0) {
+                int fd = ctrl_client_connect(path);
+                if (fd < 0)
+                        _exit(5);
+                _exit(10 + ctrl_client_wait_idle(fd, 5000000));
+        }
+        return pid;
+}
+
+/* The child is still waiting after the loop ran for a while. */
+static bool still_waiting(sd_event *e, pid_t pid)
+{
+        for (int i = 0; i < 20; i++)
+                sd_event_run(e, 5000);
+        return waitpid(pid, NULL, WNOHANG) == 0;
+}
+
+/* WAIT_IDLE: answered at once when the queue is empty; else held until the daemon says it is
+ * empty (and not before), then the connection is closed; a server that does not know it (no
+ * is_idle) closes without an answer. */
+static void test_ctrl_wait_idle(void)
+{
+        char *dir = test_tmpdir_new("ctrl-idle");
+        _cleanup_free_ char *path = NULL;
+        CHECK(asprintf(&path, "%s/control", dir) > 0);
+        sd_event *e = NULL;
+        CHECK_INT(sd_event_new(&e), 0);
+        struct counters c = {0};
+        struct ctrl_server *s = NULL;
+        CHECK_INT(ctrl_server_new(e, path, &idle_ops, &c, &s), 0);
+
+        queue_idle = true;
+        CHECK_INT(run_until_exit(e, fork_wait_idle(path)), 11);
+
+        queue_idle = false;
+        pid_t pid = fork_wait_idle(path);
+        CHECK(still_waiting(e, pid));
+        ctrl_server_notify_idle(s); /* a stale notification: answers, is_idle is not asked again */
+        CHECK_INT(run_until_exit(e, pid), 11);
+
+        /* two waiters; the answer comes with the notification, and the connections close */
+        pid_t a = fork_wait_idle(path), b = fork_wait_idle(path);
+        CHECK(still_waiting(e, a));
+        CHECK(waitpid(b, NULL, WNOHANG) == 0);
+        queue_idle = true;
+        ctrl_server_notify_idle(s);
+        CHECK_INT(run_until_exit(e, a), 11);
+        CHECK_INT(run_until_exit(e, b), 11);
+        for (int i = 0; i < 10; i++)
+                sd_event_run(e, 1000);
+        /* a waiter that gives up (closes) before the answer does not leave anything behind */
+        queue_idle = false;
+        int fd = ctrl_client_connect(path);
+        CHECK(fd >= 0 && ctrl_client_send(fd, CTRL_WAIT_IDLE, 0, NULL) == 0);
+        for (int i = 0; i < 10; i++)
+                sd_event_run(e, 1000);
+        close(fd);
+        for (int i = 0; i < 10; i++)
+                sd_event_run(e, 1000);
+        ctrl_server_notify_idle(s);
+        /* and a ping on the side is still answered by the close alone */
+        pid = fork();
+        if (pid == 0) {
+                int pfd = ctrl_client_connect(path);
+                if (pfd < 0 || ctrl_client_send(pfd, CTRL_PING, 0, NULL) < 0)
+                        _exit(10);
+                _exit(ctrl_client_wait(pfd, 5000000) == 0 ? 0 : 12);
+        }
+        CHECK_INT(run_until_exit(e, pid), 0);
+        CHECK_INT(c.ping, 1);
+        s = ctrl_server_free(s);
+
+        /* a server without is_idle (like udevd) closes without the answer: the client says 0 */
+        CHECK_INT(ctrl_server_new(e, path, &ops, &c, &s), 0);
+        CHECK_INT(run_until_exit(e, fork_wait_idle(path)), 10);
+        /* and a server that goes away while a client waits: 0 as well */
+        CHECK_INT(ctrl_server_free(s) == NULL, 1);
+        CHECK_INT(ctrl_server_new(e, path, &idle_ops, &c, &s), 0);
+        pid = fork_wait_idle(path);
+        CHECK(still_waiting(e, pid));
+        s = ctrl_server_free(s);
+        CHECK_INT(run_until_exit(e, pid), 10);
+
         sd_event_unref(e);
         test_tmpdir_remove(dir);
 }
@@ -402,4 +510,4 @@ static void test_monitor_filter_print(void)
         free(out);
 }
 
-TEST_MAIN(TEST(test_ctrl_codec), TEST(test_ctrl_server), TEST(test_monitor_message), TEST(test_monitor_filter_print))
+TEST_MAIN(TEST(test_ctrl_codec), TEST(test_ctrl_server), TEST(test_ctrl_wait_idle), TEST(test_monitor_message), TEST(test_monitor_filter_print))
