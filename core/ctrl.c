@@ -507,6 +507,26 @@ static uint64_t now_usec(void)
         return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
 }
 
+/* Waits until fd is readable (or hung up) or the deadline passes: 1 with *revents, -ETIMEDOUT,
+ * or -errno. Never returns 0. */
+static int poll_until(int fd, uint64_t deadline, short *revents)
+{
+        for (;;) {
+                uint64_t now = now_usec();
+                if (now >= deadline)
+                        return -ETIMEDOUT;
+                uint64_t left_ms = (deadline - now + 999) / 1000;
+                struct pollfd p = {.fd = fd, .events = POLLIN};
+                int n = poll(&p, 1, left_ms > INT32_MAX ? INT32_MAX : (int)left_ms);
+                if (n < 0 && errno != EINTR)
+                        return -errno;
+                if (n > 0) {
+                        *revents = p.revents;
+                        return 1;
+                }
+        }
+}
+
 int ctrl_client_wait(int fd, uint64_t timeout_usec)
 {
         int r = ctrl_client_send(fd, CTRL_END_MESSAGES, 0, NULL);
@@ -516,20 +536,11 @@ int ctrl_client_wait(int fd, uint64_t timeout_usec)
                 return 0;
         uint64_t deadline = now_usec() + timeout_usec;
         for (;;) {
-                uint64_t now = now_usec();
-                if (now >= deadline)
-                        return -ETIMEDOUT;
-                uint64_t left_ms = (deadline - now + 999) / 1000;
-                struct pollfd p = {.fd = fd, .events = POLLIN};
-                int n = poll(&p, 1, left_ms > INT32_MAX ? INT32_MAX : (int)left_ms);
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return -errno;
-                }
-                if (n == 0)
-                        continue;
-                if (p.revents & (POLLHUP | POLLERR))
+                short revents;
+                r = poll_until(fd, deadline, &revents);
+                if (r <= 0)
+                        return r;
+                if (revents & (POLLHUP | POLLERR))
                         return 0;
                 /* the server never writes; drain anything and look for the EOF */
                 char b[sizeof(struct ctrl_wire)];
@@ -550,19 +561,10 @@ int ctrl_client_wait_idle(int fd, uint64_t timeout_usec)
                 return r == -EPIPE || r == -ECONNRESET ? 0 : r;
         uint64_t deadline = now_usec() + timeout_usec;
         for (;;) {
-                uint64_t now = now_usec();
-                if (now >= deadline)
-                        return -ETIMEDOUT;
-                uint64_t left_ms = (deadline - now + 999) / 1000;
-                struct pollfd p = {.fd = fd, .events = POLLIN};
-                int n = poll(&p, 1, left_ms > INT32_MAX ? INT32_MAX : (int)left_ms);
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return -errno;
-                }
-                if (n == 0)
-                        continue;
+                short revents;
+                r = poll_until(fd, deadline, &revents);
+                if (r <= 0)
+                        return r;
                 /* the answer is read before looking at POLLHUP: it may come with the close */
                 struct ctrl_wire w;
                 ssize_t k = recv(fd, &w, sizeof(w), MSG_DONTWAIT);
@@ -572,7 +574,7 @@ int ctrl_client_wait_idle(int fd, uint64_t timeout_usec)
                         return 0;
                 if (k < 0 && errno != EAGAIN && errno != EINTR)
                         return errno == ECONNRESET ? 0 : -errno;
-                if (k < 0 && (p.revents & (POLLHUP | POLLERR)))
+                if (k < 0 && (revents & (POLLHUP | POLLERR)))
                         return 0;
         }
 }

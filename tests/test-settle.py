@@ -17,17 +17,9 @@ MAGIC = 0xDEAD1DEA
 END, PING, WAIT_IDLE = 0, 7, 9
 WIRE = 280  # version[16], magic, type, value[256]
 
-passed = failed = 0
-
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-        print("ok -", what)
-    else:
-        failed += 1
-        print("FAIL -", what)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tap  # noqa: E402
+from tap import check  # noqa: E402
 
 
 class FakeDaemon:
@@ -143,5 +135,4 @@ with tempfile.TemporaryDirectory(prefix="devman-settle.") as run:
           "--timeout=0.3 with the queue staying: exit 1 after %.2f s" % took)
     os.unlink(queue)
 
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+tap.finish()

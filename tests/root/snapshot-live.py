@@ -21,16 +21,9 @@ if os.geteuid() != 0 or not os.access("/dev/loop-control", os.W_OK):
     print("not root or no /dev/loop-control: skipped")
     sys.exit(77)
 
-passed = failed = 0
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-        print("ok -", what)
-    else:
-        failed += 1
-        print("FAIL -", what)
-    return cond
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import tap  # noqa: E402
+from tap import check  # noqa: E402
 
 def snapshot(path):
     # devman's own rules: they only name, link and set permissions; PROGRAMs of stock rules stay out
@@ -112,5 +105,4 @@ with tempfile.TemporaryDirectory(prefix="devman-snaplive.") as tmp:
     check(not [i for i in items if i[1] in ours], "after removal, our device is not reported")
     check(all(foreign(i[1], ours) for i in items), "nor anything but foreign loop devices (%d)" % len(items))
 
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+tap.finish()

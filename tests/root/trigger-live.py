@@ -20,17 +20,9 @@ if os.geteuid() != 0:
     print("not root: skipped")
     sys.exit(77)
 
-passed = failed = 0
-
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-        print("ok -", what)
-    else:
-        failed += 1
-        print("FAIL -", what)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import tap  # noqa: E402
+from tap import check  # noqa: E402
 
 
 def walk():
@@ -109,5 +101,4 @@ check(r.returncode == 0, "trigger --action=add exits 0 (%.1f ms)" % (elapsed * 1
 check(still and still <= added, "an add event for each of the %d listed devices: missing %s"
       % (len(still), sorted(still - added)[:5]))
 
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+tap.finish()

@@ -1,0 +1,28 @@
+"""The test scripts' report: one "ok -" or "FAIL -" line per check, the totals at the end, and
+exit status 1 when a check failed (77: skipped), as meson expects."""
+import os
+import sys
+
+passed = failed = 0
+
+
+def check(cond, what):
+    global passed, failed
+    if cond:
+        passed += 1
+        print("ok -", what)
+    else:
+        failed += 1
+        print("FAIL -", what)
+    return bool(cond)
+
+
+def skip_unless_root():
+    if os.geteuid() != 0:
+        print("not root: skipped")
+        sys.exit(77)
+
+
+def finish():
+    print("%d passed, %d failed" % (passed, failed))
+    sys.exit(1 if failed else 0)
