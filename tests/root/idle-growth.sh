@@ -39,6 +39,7 @@ devices() { ls /sys/dev/block /sys/dev/char | wc -l; }
 
 # builtins (blkid) of this or another device manager may hold a device open: retry busy ones.
 # One removal waits for the kernel's teardown (tens of ms): 16 removers at once.
+. "$src/tests/root/loop-range.sh"
 remove_all() {
     k=0; removers=""
     while [ $k -lt 16 ]; do
@@ -47,20 +48,7 @@ remove_all() {
         k=$((k + 1))
     done
     wait $removers
-    tries=0
-    while :; do
-        busy=0; i=0
-        while [ $i -lt $N ]; do
-            if [ -e "/sys/devices/virtual/block/loop$((base + i))" ]; then
-                "$build/tests/loopctl" remove $((base + i)) 1 2>/dev/null || busy=$((busy + 1))
-            fi
-            i=$((i + 1))
-        done
-        [ $busy -eq 0 ] && return 0
-        tries=$((tries + 1))
-        [ $tries -ge 300 ] && { echo "loop devices still busy after 60 s: $busy" >&2; return 1; }
-        sleep 0.2
-    done
+    remove_loop_range "$build" "$base" "$N"
 }
 
 storm() {

@@ -52,7 +52,11 @@ zombies() { ps --ppid "$daemon" -o stat= | grep -c Z; }
 settle_idle() { adm settle --timeout=300; sleep 1; adm settle --timeout=60; }
 
 round() {
-    "$build/tests/loopctl" add "$base" $B || return 1
+    # A round that fails frees its range, or every later round would fail on its leftovers.
+    if ! "$build/tests/loopctl" add "$base" $B; then
+        remove_all; sleep 0.5
+        "$build/tests/loopctl" add "$base" $B || { remove_all; return 1; }
+    fi
     i=0
     while [ $i -lt $((2 * B)) ]; do
         echo change > "/sys/devices/virtual/block/loop$((base + i % B))/uevent"
@@ -61,26 +65,12 @@ round() {
     # builtins (blkid) hold the devices open while they run, ours and those of any other
     # device manager on the machine: a remove then fails with EBUSY. Settle first, then retry
     # what is still busy for up to 60 s.
-    adm settle --timeout=300 || return 1
+    adm settle --timeout=300 || { remove_all; return 1; }
     remove_all
 }
 
-remove_all() {
-    tries=0
-    while :; do
-        busy=0; i=0
-        while [ $i -lt $B ]; do
-            if [ -e "/sys/devices/virtual/block/loop$((base + i))" ]; then
-                "$build/tests/loopctl" remove $((base + i)) 1 2>/dev/null || busy=$((busy + 1))
-            fi
-            i=$((i + 1))
-        done
-        [ $busy -eq 0 ] && return 0
-        tries=$((tries + 1))
-        [ $tries -ge 300 ] && { echo "loop devices still busy after 60 s: $busy" >&2; return 1; }
-        sleep 0.2
-    done
-}
+. "$src/tests/root/loop-range.sh"
+remove_all() { remove_loop_range "$build" "$base" "$B"; }
 
 "$build/daemon/devmand" --dev "$dev" --run "$run" --rules-dir "$rules" --log-level=warning \
     --children-max=8 2>"$tmp/daemon.log" &
