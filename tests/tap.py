@@ -6,11 +6,14 @@ import sys
 passed = failed = 0
 
 
-def check(cond, what):
+def check(cond, what, detail=""):
     global passed, failed
     if cond:
         passed += 1
         print("ok -", what)
+    elif detail:
+        failed += 1
+        print("FAIL -", what, detail)
     else:
         failed += 1
         print("FAIL -", what)

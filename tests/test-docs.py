@@ -7,16 +7,9 @@ import os, re, subprocess, sys
 
 build = sys.argv[1]
 man = os.path.join(build, "man")
-passed = failed = 0
-
-def check(cond, what, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-        print("ok -", what)
-    else:
-        failed += 1
-        print("FAIL -", what, detail)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tap  # noqa: E402
+from tap import check  # noqa: E402
 
 pages = sorted(f for f in os.listdir(man) if re.match(r".+\.[0-9]$", f))
 check(len(pages) == 4, "four man pages built", str(pages))
@@ -58,5 +51,4 @@ for v in verbs:
           "devmanadm %s: a section in devmanadm(8) documenting its %d options" % (v, len(opts)),
           ("no section " if not has_section else "") + str(missing))
 
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+tap.finish()
