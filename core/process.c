@@ -92,6 +92,17 @@ static unsigned long parse_id(const char *s, unsigned long fallback)
         return *end ? fallback : v;
 }
 
+/* The node of a device that is being added, with the safest access (0600 root), when rules
+ * will run and /dev lacks it: 1 when made, 0 when there was nothing to do, -errno. */
+static int make_node_before_rules(struct process_ctx *ctx, const char *name, char type, dev_t devnum)
+{
+        if (!ctx->rules || ctx->dry_run || ctx->devfd < 0 ||
+            faccessat(ctx->devfd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+                return 0;
+        int r = node_add(ctx->devfd, name, type, devnum, NODE_MODE_DEFAULT, 0, 0);
+        return r < 0 ? r : 1;
+}
+
 static void step_model(struct event_run *run)
 {
         struct process_ctx *ctx = run->ctx;
@@ -125,16 +136,14 @@ static void step_model(struct event_run *run)
          * not a devtmpfs nobody made it yet, so it is made now with the safest access (0600
          * root); the rules' mode and owner follow after them. */
         struct device *d = run->dev;
-        if (ctx->rules && !ctx->dry_run && ctx->devfd >= 0 && d->devnum_type && d->devname &&
-            action_of(run) != UEVENT_REMOVE && faccessat(ctx->devfd, d->devname, F_OK, AT_SYMLINK_NOFOLLOW) < 0) {
-                r = node_add(ctx->devfd, d->devname, d->devnum_type, d->devnum, NODE_MODE_DEFAULT, 0, 0);
+        run->node_made = run->event->node_made; /* made when it was queued (process_make_node_early) */
+        if (!run->node_made && d->devnum_type && d->devname && action_of(run) != UEVENT_REMOVE) {
+                r = make_node_before_rules(ctx, d->devname, d->devnum_type, d->devnum);
                 if (r < 0)
                         log_debug_errno(r, "%s: could not make node %s before the rules: %m", d->devpath,
                                         d->devname);
-                run->node_made = r >= 0;
+                run->node_made = r > 0;
         }
-        if (run->event->node_made)
-                run->node_made = true; /* made when the event was queued (process_make_node_early) */
         run->old_synced = run->dev->db_synced;
         if (run->dev->udev && (strv_copy(run->dev->udev->links, &run->old_links) < 0 ||
                                strv_copy(run->dev->udev->tags, &run->old_tags) < 0)) {
@@ -564,17 +573,16 @@ static void advance(struct event_run *run)
 int process_make_node_early(struct process_ctx *ctx, struct event *e)
 {
         const struct uevent *ev = e->uevent;
-        if (!ctx->rules || ctx->dry_run || ctx->devfd < 0 || !ev->from_kernel || ev->action != UEVENT_ADD ||
-            !e->devnum_type || !streq(model_sysfs_root(ctx->model), "/sys"))
+        if (!ev->from_kernel || ev->action != UEVENT_ADD || !e->devnum_type ||
+            !streq(model_sysfs_root(ctx->model), "/sys"))
                 return 0;
         const char *name = props_get(&ev->props, "DEVNAME");
-        if (!name || !devname_is_safe(name) || faccessat(ctx->devfd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+        if (!name || !devname_is_safe(name))
                 return 0;
-        int r = node_add(ctx->devfd, name, e->devnum_type, e->devnum, NODE_MODE_DEFAULT, 0, 0);
-        if (r < 0)
-                return r;
-        e->node_made = true;
-        return 1;
+        int r = make_node_before_rules(ctx, name, e->devnum_type, e->devnum);
+        if (r > 0)
+                e->node_made = true;
+        return r;
 }
 
 int process_event(struct process_ctx *ctx, struct event *e, process_done_t done, void *userdata)
