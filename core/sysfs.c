@@ -92,7 +92,12 @@ int readlink_basename_at(int dirfd, const char *path, char **ret)
 
 int write_attr(const char *path, const char *value)
 {
-        _cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+        return write_attr_at(AT_FDCWD, path, value);
+}
+
+int write_attr_at(int dirfd, const char *path, const char *value)
+{
+        _cleanup_close_ int fd = openat(dirfd, path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
                 return negative_errno();
         size_t len = strlen(value);

@@ -22,6 +22,7 @@ int readlink_basename(const char *path, char **ret);
 int readlink_basename_at(int dirfd, const char *path, char **ret);
 /* Writes value to an attribute file (one write); 0 or -errno. */
 int write_attr(const char *path, const char *value);
+int write_attr_at(int dirfd, const char *path, const char *value);
 
 /* Parses "MAJOR:MINOR\n"; -EINVAL when malformed. */
 int parse_devnum(const char *s, dev_t *ret);

@@ -85,14 +85,7 @@ static int write_uevent(int rootfd, const char *devpath, const char *action)
         _cleanup_free_ char *rel = NULL;
         if (asprintf(&rel, "%s/uevent", devpath + (devpath[0] == '/')) < 0)
                 return -ENOMEM;
-        _cleanup_close_ int fd = openat(rootfd, rel, O_WRONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return negative_errno();
-        size_t len = strlen(action);
-        ssize_t k = write(fd, action, len);
-        if (k < 0)
-                return negative_errno();
-        return (size_t)k == len ? 0 : -EIO;
+        return write_attr_at(rootfd, rel, action);
 }
 
 static void help(void)
