@@ -18,9 +18,11 @@ pass=0; fail=0
 ok() { pass=$((pass + 1)); echo "ok - $*"; }
 nok() { fail=$((fail + 1)); echo "FAIL - $*"; }
 daemon=""
+. "$src/tests/root/loop-range.sh"
+# The daemon goes first: its builtins hold devices open, and a busy one would stay behind.
 cleanup() {
-    "$build/tests/loopctl" remove "$base" $((N + 50)) 2>/dev/null
     [ -n "$daemon" ] && kill "$daemon" 2>/dev/null && wait "$daemon" 2>/dev/null
+    remove_loop_range "$build" "$base" $((N + 50))
     rm -rf "$tmp"
 }
 trap cleanup EXIT INT TERM

@@ -20,9 +20,10 @@ pass=0; fail=0
 ok() { pass=$((pass + 1)); echo "ok - $*"; }
 nok() { fail=$((fail + 1)); echo "FAIL - $*"; }
 daemon=""
+. "$src/tests/root/loop-range.sh"
 cleanup() {
     [ -n "$daemon" ] && kill "$daemon" 2>/dev/null && wait "$daemon" 2>/dev/null
-    "$build/tests/loopctl" remove "$base" "$N" 2>/dev/null
+    remove_loop_range "$build" "$base" "$N"
     rm -rf "$tmp"
 }
 trap cleanup EXIT INT TERM
