@@ -62,6 +62,9 @@ enum {
 
 /* Events started per turn of the loop before the kernel socket is read again. */
 #define START_BATCH 64
+/* Within a batch, the kernel socket is read again when this much time passed since it last
+ * was: a new add event gets its node when queued, so it must not wait for the whole batch. */
+#define KERNEL_REREAD_USEC 100
 /* How often devices whose links or database entry could not be written are tried again; a
  * retry waits for a moment without running events, but not more than RETRY_MAX_DEFER times. */
 #define RETRY_INTERVAL_USEC (2 * 1000000ULL)
@@ -86,6 +89,7 @@ struct manager {
         struct uevent_listener *listener;
         sd_event_source *kernel_source;
         bool kernel_resting;  /* kernel_source behind on_start until it started a batch */
+        uint64_t kernel_read_usec; /* when the kernel socket was last read */
         sd_event_source *start_source;
         sd_event_source *retry_source; /* armed while devices wait in retry */
         struct publish_retry *retry;
@@ -394,6 +398,8 @@ static int resync(struct manager *m)
         return 0;
 }
 
+static unsigned read_kernel(struct manager *m, unsigned max);
+
 static int on_start(sd_event_source *s, void *userdata)
 {
         struct manager *m = userdata;
@@ -431,6 +437,8 @@ static int on_start(sd_event_source *s, void *userdata)
                         event_queue_finish(&m->queue, e);
                         update_queue_file(m);
                 }
+                if (now_usec() - m->kernel_read_usec >= KERNEL_REREAD_USEC)
+                        read_kernel(m, 1024);
         }
         if (event_queue_next_ready(&m->queue))
                 schedule_start(m); /* more to do: after the kernel socket had its turn */
@@ -449,6 +457,7 @@ static unsigned read_kernel(struct manager *m, unsigned max)
         unsigned queued = 0;
         if (!m->listener || m->exiting)
                 return 0;
+        m->kernel_read_usec = now_usec();
         for (unsigned i = 0; i < max; i++) {
                 struct uevent *ev = NULL;
                 int r = uevent_listener_receive(m->listener, &ev);
