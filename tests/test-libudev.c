@@ -960,8 +960,13 @@ static void test_devmand(void)
         udev_device_unref(d);
         CHECK(wait_for_file(RUN "/queue", false, 1000));
         provoke_kernel();
-        CHECK_INT(RUN_CMD(10000, NULL, (char *)devmanadm_path(), "--run=" RUN, "settle", "-t", "5"), 0);
-        CHECK(access(RUN "/queue", F_OK) < 0);
+        /* (a foreign event right after the answer may queue again: then settle once more) */
+        bool gone = false;
+        for (int i = 0; i < 3 && !gone; i++) {
+                CHECK_INT(RUN_CMD(10000, NULL, (char *)devmanadm_path(), "--run=" RUN, "settle", "-t", "5"), 0);
+                gone = access(RUN "/queue", F_OK) < 0;
+        }
+        CHECK(gone);
         d = mon ? receive_null(mon, 3000) : NULL;
         CHECK(d != NULL);
         udev_device_unref(d);
