@@ -222,7 +222,7 @@ class Sampler(threading.Thread):
 
 
 class Probe:
-    def __init__(self, build, out, null_fd, kernel=True, udev=False, dev=None):
+    def __init__(self, build, out, null_fd, kernel=True, udev=False, dev=None, top=False):
         self.out = out
         ready = out + '.ready'
         argv = [f'{build}/bench/probe', '--out', out, '--ready', ready]
@@ -231,7 +231,7 @@ class Probe:
         if udev:
             argv.append('--udev')
         if dev:
-            argv += ['--dev', dev]
+            argv += ['--dev', dev] + (['--top'] if top else [])
         self.proc = subprocess.Popen(argv, stdin=null_fd)
         deadline = time.monotonic() + 10
         while not os.path.exists(ready):
@@ -523,7 +523,8 @@ class Session:
 
     def storm(self, count, base):
         tmpfs = self.e['dev'] == 'tmpfs'
-        probe = self.probe(kernel=True, udev=not tmpfs, dev='/dev' if tmpfs else None)
+        # loop nodes are made in /dev itself: its subdirectories need no watch
+        probe = self.probe(kernel=True, udev=not tmpfs, dev='/dev' if tmpfs else None, top=True)
         sampler = Sampler(self.daemon)
         sampler.start()
         cpu0 = self.daemon.cpu_s()
@@ -551,7 +552,7 @@ class Session:
 
     def drain(self, count, base):
         tmpfs = self.e['dev'] == 'tmpfs'
-        probe = self.probe(kernel=True, udev=not tmpfs, dev='/dev' if tmpfs else None)
+        probe = self.probe(kernel=True, udev=not tmpfs, dev='/dev' if tmpfs else None, top=True)
         sampler = Sampler(self.daemon)
         sampler.start()
         cpu0 = self.daemon.cpu_s()

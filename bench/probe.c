@@ -2,7 +2,10 @@
 /*
  * The bench's stopwatch. Records, with CLOCK_MONOTONIC at reception, every kernel uevent
  * (netlink group 1), optionally every udev-processed event (group 2, in this net namespace)
- * and optionally every name created or deleted below a /dev directory (inotify, recursive).
+ * and optionally every name created or deleted below a /dev directory (inotify, recursive, or
+ * with --top its top directory only: the loop workloads await nodes there, and a recursive
+ * watch would wake the probe for every link a daemon makes in subdirectories, a cost of the
+ * stopwatch charged to the daemon it measures).
  * Records stay in memory while measuring and are written when SIGTERM/SIGINT arrives, so the
  * probe does no I/O while a storm runs. It runs SCHED_FIFO (when permitted) so that it is woken
  * as soon as a message or an inotify event is queued: a timestamp is the moment of queueing,
@@ -11,7 +14,7 @@
  *   K|U  t_ns  action  seqnum  devpath  devname     (K: kernel, U: udev; "-" when absent)
  *   C|D  t_ns  path                                 (created / deleted, relative to --dev)
  *
- *   probe [--kernel] [--udev] [--dev DIR] [--ready FILE] --out FILE
+ *   probe [--kernel] [--udev] [--dev DIR [--top]] [--ready FILE] --out FILE
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -46,6 +49,7 @@ struct probe {
         size_t n_wd;
         int ino;
         unsigned long lost;
+        bool top_only; /* no subdirectory watched */
 };
 
 static int64_t now_ns(void)
@@ -141,7 +145,7 @@ static int scan_new_dir(struct probe *p, const char *root, const char *rel)
                         continue;
                 if (asprintf(&child, "%s%s%s", rel, *rel ? "/" : "", de->d_name) < 0)
                         return -ENOMEM;
-                if (de->d_type == DT_DIR) {
+                if (de->d_type == DT_DIR && !p->top_only) {
                         r = watch_dir(p, root, child);
                         if (r < 0) {
                                 free(child);
@@ -208,7 +212,7 @@ static int read_inotify(struct probe *p, const char *root)
                         int r = add_record(p, t, created ? 'C' : 'D', rel);
                         if (r < 0)
                                 return r;
-                        if (created && (e->mask & IN_ISDIR)) {
+                        if (created && (e->mask & IN_ISDIR) && !p->top_only) {
                                 r = watch_dir(p, root, p->recs[p->n - 1].text);
                                 if (r < 0)
                                         return r;
@@ -246,7 +250,7 @@ int main(int argc, char **argv)
         static const struct option opts[] = {
                 {"kernel", no_argument, NULL, 'k'},  {"udev", no_argument, NULL, 'u'},
                 {"dev", required_argument, NULL, 'd'}, {"ready", required_argument, NULL, 'r'},
-                {"out", required_argument, NULL, 'o'}, {},
+                {"out", required_argument, NULL, 'o'}, {"top", no_argument, NULL, 't'}, {},
         };
         const char *dev = NULL, *ready = NULL, *out = NULL;
         bool kernel = false, udev = false;
@@ -263,11 +267,12 @@ int main(int argc, char **argv)
                 case 'd': dev = optarg; break;
                 case 'r': ready = optarg; break;
                 case 'o': out = optarg; break;
+                case 't': p.top_only = true; break;
                 default: return 2;
                 }
         }
         if (!out || !buf) {
-                fprintf(stderr, "usage: probe [--kernel] [--udev] [--dev DIR] [--ready FILE] --out FILE\n");
+                fprintf(stderr, "usage: probe [--kernel] [--udev] [--dev DIR [--top]] [--ready FILE] --out FILE\n");
                 return 2;
         }
         if (sched_setscheduler(0, SCHED_FIFO, &(struct sched_param){.sched_priority = 10}) < 0)
