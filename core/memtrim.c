@@ -75,10 +75,16 @@ static int ranges_add(struct ranges *r, unsigned long start, unsigned long end)
         return 0;
 }
 
+/* How much of the stack below the caller's frame stays: the frames of the calls that drop
+ * the rest (madvise() itself) live there. */
+#define STACK_KEEP (64 * 1024)
+
 /* Collects the mappings whose pages can be dropped: file-backed and not writable, and either
  * shared or private without a private copy of any page (relocated RELRO data is read-only
- * too, but its pages differ from the file and must stay). */
-static int collect(struct ranges *out)
+ * too, but its pages differ from the file and must stay); and the part of the stack deeper
+ * than STACK_KEEP below stack_now, which no live frame uses (a deep call during a storm would
+ * otherwise keep its pages resident for good). */
+static int collect(struct ranges *out, unsigned long stack_now)
 {
         _cleanup_fclose_ FILE *f = fopen("/proc/self/smaps", "re");
         _cleanup_free_ char *line = NULL;
@@ -94,6 +100,12 @@ static int collect(struct ranges *out)
                 int path_off = 0;
                 /* a mapping: "start-end perms offset dev inode path" */
                 if (sscanf(line, "%lx-%lx %4s %*x %*x:%*x %lu %n", &s, &e, perms, &inode, &path_off) >= 4) {
+                        if (startswith(line + path_off, "[stack]") && stack_now >= s && stack_now < e &&
+                            stack_now - s > STACK_KEEP) {
+                                unsigned long limit = (stack_now - STACK_KEEP) & ~4095UL;
+                                if (limit > s && ranges_add(out, s, limit) < 0)
+                                        return -ENOMEM;
+                        }
                         pending = inode != 0 && perms[1] != 'w' && !strstr(line + path_off, "[v");
                         shared = perms[3] == 's';
                         start = s;
@@ -115,7 +127,7 @@ int memtrim_idle(void)
         struct ranges r = {0};
         int n = 0;
 
-        int k = collect(&r);
+        int k = collect(&r, (unsigned long)__builtin_frame_address(0));
         malloc_trim(0); /* after collect(): its buffers are free again */
         /* No library call between the drops but madvise() itself: code that runs after its
          * mapping was dropped faults it back in (and the kernel maps a whole fault-around

@@ -15,7 +15,9 @@
  *  - returns free heap to the kernel (malloc_trim);
  *  - drops the read-only file-backed pages of its mappings (library code and constants, the
  *    hwdb mapping) from its page tables (MADV_DONTNEED): they stay in the page cache and come
- *    back on the next fault, so only what the next event touches is resident again.
+ *    back on the next fault, so only what the next event touches is resident again;
+ *  - drops the stack pages deeper than 64 KiB below its own frame: no live frame is there,
+ *    and the deepest call of a storm would otherwise stay resident.
  * Writable mappings and mappings holding private copies (relocated RELRO data) are never
  * touched. Costs a read of /proc/self/smaps.
  */

@@ -80,4 +80,45 @@ static void test_tuned(void)
         CHECK(!memtrim_tuned());
 }
 
-TEST_MAIN(TEST(test_trim_keeps_everything), TEST(test_configure), TEST(test_tuned))
+static long stack_rss_kib(void)
+{
+        FILE *f = fopen("/proc/self/smaps", "re");
+        char line[512];
+        bool in_stack = false;
+        long kib = -1;
+        while (f && fgets(line, sizeof(line), f)) {
+                unsigned long a, b;
+                if (sscanf(line, "%lx-%lx ", &a, &b) == 2) /* a mapping's first line */
+                        in_stack = strstr(line, "[stack]") != NULL;
+                else if (in_stack && sscanf(line, "Rss: %ld kB", &kib) == 1)
+                        in_stack = false;
+        }
+        if (f)
+                fclose(f);
+        return kib;
+}
+
+/* Touches about 1 MiB of stack below the caller, then returns: those pages stay resident. */
+static __attribute__((noinline)) int deep(int depth)
+{
+        volatile char block[16 * 1024];
+        memset((char *)block, depth, sizeof(block));
+        return depth > 0 ? deep(depth - 1) + block[100] : block[100];
+}
+
+/* Pages deeper than the trimming frame go; the frames above it keep their contents. */
+static void test_trim_stack(void)
+{
+        char mine[4096];
+        memset(mine, 'x', sizeof(mine));
+        CHECK(deep(64) >= 0);
+        long before = stack_rss_kib();
+        CHECK(memtrim_idle() > 0);
+        long after = stack_rss_kib();
+        CHECK(before >= 1024);
+        CHECK(after >= 0 && after <= before - 512);
+        CHECK(mine[0] == 'x' && mine[4095] == 'x');
+        CHECK(deep(8) >= 0); /* the dropped pages come back as needed */
+}
+
+TEST_MAIN(TEST(test_trim_keeps_everything), TEST(test_configure), TEST(test_tuned), TEST(test_trim_stack))
