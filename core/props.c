@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "macros.h"
+#include "strfmt.h"
 
 void props_clear(struct props *p)
 {
@@ -62,6 +63,24 @@ static uint64_t key_bit(const char *key, size_t keylen)
         return UINT64_C(1) << (h >> 26);
 }
 
+/* Each entry: flags byte, length byte, "KEY=VALUE", NUL. The length byte holds the length of
+ * "KEY=VALUE" when it is below ENTRY_LONG (nearly always), so a scan steps over entries without
+ * strlen(); ENTRY_LONG means "measure it". */
+#define ENTRY_HDR 2
+#define ENTRY_LONG 255u
+
+static size_t entry_len(const struct props *p, size_t off)
+{
+        unsigned l = (unsigned char)p->buf[off + 1];
+        return l < ENTRY_LONG ? l : strlen(p->buf + off + ENTRY_HDR);
+}
+
+/* Bytes the entry at off occupies, header and NUL included. */
+static size_t entry_size(const struct props *p, size_t off)
+{
+        return ENTRY_HDR + entry_len(p, off) + 1;
+}
+
 /* Offset of the entry (its flags byte) for key, or -1. */
 static ssize_t find(const struct props *p, const char *key, size_t keylen)
 {
@@ -69,12 +88,12 @@ static ssize_t find(const struct props *p, const char *key, size_t keylen)
         if (!(p->keys & key_bit(key, keylen)))
                 return -1;
         while (off < p->len) {
-                const char *e = p->buf + off + 1;
-                size_t elen = strlen(e);
+                const char *e = p->buf + off + ENTRY_HDR;
+                size_t elen = entry_len(p, off);
                 /* the '=' at keylen first: most entries fail there without a compare */
                 if (elen > keylen && e[keylen] == '=' && memcmp(e, key, keylen) == 0)
                         return (ssize_t)off;
-                off += elen + 2;
+                off += ENTRY_HDR + elen + 1;
         }
         return -1;
 }
@@ -83,12 +102,12 @@ const char *props_get(const struct props *p, const char *key)
 {
         size_t keylen = strlen(key);
         ssize_t off = find(p, key, keylen);
-        return off < 0 ? NULL : p->buf + off + 1 + keylen + 1;
+        return off < 0 ? NULL : p->buf + off + ENTRY_HDR + keylen + 1;
 }
 
 static void remove_at(struct props *p, size_t off)
 {
-        size_t elen = strlen(p->buf + off + 1) + 2;
+        size_t elen = entry_size(p, off);
         memmove(p->buf + off, p->buf + off + elen, p->len - off - elen);
         p->len -= elen;
         p->n--;
@@ -111,45 +130,21 @@ void props_unset_flagged(struct props *p, unsigned flags)
                 if ((unsigned char)p->buf[off] & flags)
                         remove_at(p, off);
                 else {
-                        const char *e = p->buf + off + 1;
+                        const char *e = p->buf + off + ENTRY_HDR;
                         p->keys |= key_bit(e, props_key_len(e));
-                        off += strlen(e) + 2;
+                        off += entry_size(p, off);
                 }
         }
 }
 
-int props_set(struct props *p, const char *key, const char *value, unsigned flags)
+static bool points_into(const struct props *p, const char *s)
 {
-        /* A key or value taken from this very set (props_get) moves when the buffer is
-         * reallocated or an entry removed: work on copies then. */
-        if (p->buf && ((value && value >= p->buf && value < p->buf + p->cap) ||
-                       (key >= p->buf && key < p->buf + p->cap))) {
-                _cleanup_free_ char *k = strdup(key), *v = value ? strdup(value) : NULL;
-                if (!k || (value && !v))
-                        return -ENOMEM;
-                return props_set(p, k, v, flags);
-        }
-        size_t keylen = strlen(key);
-
-        if (keylen == 0 || strchr(key, '='))
-                return -EINVAL;
-        ssize_t off = find(p, key, keylen);
-        if (off >= 0) {
-                const char *old = p->buf + off + 1 + keylen + 1;
-                if (value && strcmp(old, value) == 0) {
-                        p->buf[off] = (char)flags;
-                        return 0;
-                }
-                remove_at(p, (size_t)off);
-        }
-        if (!value)
-                return 0;
-        return props_append(p, key, keylen, value, flags);
+        return p->buf && s >= p->buf && s < p->buf + p->cap;
 }
 
-int props_append(struct props *p, const char *key, size_t keylen, const char *value, unsigned flags)
+static int append(struct props *p, const char *key, size_t keylen, const char *value, size_t vlen, unsigned flags)
 {
-        size_t need = 1 + keylen + 1 + strlen(value) + 1;
+        size_t elen = keylen + 1 + vlen, need = ENTRY_HDR + elen + 1;
         if (p->len + need > p->cap) {
                 size_t cap = p->cap ? p->cap : 64;
                 while (cap < p->len + need)
@@ -162,25 +157,59 @@ int props_append(struct props *p, const char *key, size_t keylen, const char *va
         }
         char *e = p->buf + p->len;
         e[0] = (char)flags;
-        memcpy(e + 1, key, keylen);
-        e[1 + keylen] = '=';
-        strcpy(e + 2 + keylen, value);
+        e[1] = (char)(elen < ENTRY_LONG ? elen : ENTRY_LONG);
+        memcpy(e + ENTRY_HDR, key, keylen);
+        e[ENTRY_HDR + keylen] = '=';
+        memcpy(e + ENTRY_HDR + keylen + 1, value, vlen + 1);
         p->keys |= key_bit(key, keylen);
         p->len += need;
         p->n++;
         return 0;
 }
 
+/* props_set() for the first keylen bytes of key, a key already checked to be valid. */
+static int set_n(struct props *p, const char *key, size_t keylen, const char *value, unsigned flags)
+{
+        /* A key or value taken from this very set (props_get) moves when the buffer is
+         * reallocated or an entry removed: work on copies then. */
+        if (points_into(p, key) || (value && points_into(p, value))) {
+                _cleanup_free_ char *k = strndup(key, keylen), *v = value ? strdup(value) : NULL;
+                if (!k || (value && !v))
+                        return -ENOMEM;
+                return set_n(p, k, keylen, v, flags);
+        }
+        ssize_t off = find(p, key, keylen);
+        size_t vlen = value ? strlen(value) : 0;
+        if (off >= 0) {
+                const char *old = p->buf + off + ENTRY_HDR + keylen + 1;
+                if (value && entry_len(p, (size_t)off) == keylen + 1 + vlen && memcmp(old, value, vlen) == 0) {
+                        p->buf[off] = (char)flags;
+                        return 0;
+                }
+                remove_at(p, (size_t)off);
+        }
+        if (!value)
+                return 0;
+        return append(p, key, keylen, value, vlen, flags);
+}
+
+int props_set(struct props *p, const char *key, const char *value, unsigned flags)
+{
+        size_t keylen = strlen(key);
+        if (keylen == 0 || memchr(key, '=', keylen))
+                return -EINVAL;
+        return set_n(p, key, keylen, value, flags);
+}
+
+int props_append(struct props *p, const char *key, size_t keylen, const char *value, unsigned flags)
+{
+        return append(p, key, keylen, value, strlen(value), flags);
+}
+
 int props_set_uint(struct props *p, const char *key, uint64_t value, unsigned flags)
 {
-        char buf[21]; /* 2^64 - 1 has 20 digits */
-        char *q = buf + sizeof(buf) - 1;
-        *q = '\0';
-        do {
-                *--q = (char)('0' + value % 10);
-                value /= 10;
-        } while (value > 0);
-        return props_set(p, key, q, flags);
+        char buf[STRFMT_UINT_MAX];
+        return props_set(p, key, strfmt_uint(buf, value), flags);
 }
 
 int props_setf(struct props *p, const char *key, unsigned flags, const char *fmt, ...)
@@ -201,8 +230,8 @@ bool props_next(const struct props *p, size_t *it, const char **entry, unsigned 
                 return false;
         if (flags)
                 *flags = (unsigned char)p->buf[*it];
-        *entry = p->buf + *it + 1;
-        *it += strlen(*entry) + 2;
+        *entry = p->buf + *it + ENTRY_HDR;
+        *it += entry_size(p, *it);
         return true;
 }
 
@@ -214,10 +243,8 @@ int props_merge(struct props *dst, const struct props *src, unsigned flags, bool
                 if (skip && skip(entry))
                         continue;
                 size_t kl = props_key_len(entry);
-                _cleanup_free_ char *key = strndup(entry, kl);
-                if (!key)
-                        return -ENOMEM;
-                int r = props_set(dst, key, entry + kl + 1, flags);
+                /* src's entries are valid keys; set_n() copies them when src is dst */
+                int r = set_n(dst, entry, kl, entry + kl + 1, flags);
                 if (r < 0)
                         return r;
         }

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A device's property set: KEY=VALUE pairs in insertion order, packed in one buffer
- * ("<flags>KEY=VALUE\0" per entry) so that a record with a handful of properties costs one
- * allocation. Each entry carries flags saying where it came from: the kernel's uevent, or
- * rules and builtins (PROP_DB: written to the udev database as E: lines).
+ * ("<flags><length>KEY=VALUE\0" per entry; the length byte lets look-ups step over entries
+ * without strlen) so that a record with a handful of properties costs one allocation. Each
+ * entry carries flags saying where it came from: the kernel's uevent, or rules and builtins
+ * (PROP_DB: written to the udev database as E: lines).
  *
  * Keys are non-empty and contain no '=' or NUL; values contain no NUL. A props struct is
  * embedded by value in its owner and released with props_clear().
@@ -21,7 +22,7 @@ enum {
 };
 
 struct props {
-        char *buf;  /* entries, each: flags byte, "KEY=VALUE", NUL */
+        char *buf;  /* entries, each: flags byte, length byte, "KEY=VALUE", NUL (props.c) */
         size_t len; /* bytes used */
         size_t cap;
         unsigned n;
