@@ -3,30 +3,44 @@
 
 #include <inttypes.h>
 
+#include "strfmt.h"
 #include "strv.h"
 
 /* Keys export_properties() derives itself, whatever the record's set says. */
 static bool derived_key(const char *entry, size_t kl)
 {
-        static const char *const keys[] = {
-                "ACTION", "SEQNUM", "USEC_INITIALIZED", "DEVLINKS", "TAGS", "CURRENT_TAGS",
-        };
-        for (size_t i = 0; i < ELEMENTSOF(keys); i++)
-                if (strlen(keys[i]) == kl && strncmp(entry, keys[i], kl) == 0)
-                        return true;
-        return false;
+        switch (kl) {
+        case 4:
+                return memcmp(entry, "TAGS", 4) == 0;
+        case 6:
+                return memcmp(entry, "ACTION", 6) == 0 || memcmp(entry, "SEQNUM", 6) == 0;
+        case 8:
+                return memcmp(entry, "DEVLINKS", 8) == 0;
+        case 12:
+                return memcmp(entry, "CURRENT_TAGS", 12) == 0;
+        case 16:
+                return memcmp(entry, "USEC_INITIALIZED", 16) == 0;
+        default:
+                return false;
+        }
 }
 
 char *export_tags_string(char *const *tags)
 {
         if (!tags || !tags[0])
                 return NULL;
-        _cleanup_free_ char *inner = strv_join(tags, NULL, ":");
-        if (!inner)
+        size_t len = 1;
+        STRV_FOREACH(t, tags)
+                len += strlen(*t) + 1;
+        char *s = malloc(len + 1), *p = s;
+        if (!s)
                 return NULL;
-        char *s = NULL;
-        if (asprintf(&s, ":%s:", inner) < 0)
-                return NULL;
+        *p++ = ':';
+        STRV_FOREACH(t, tags) {
+                p = stpcpy(p, *t);
+                *p++ = ':';
+        }
+        *p = '\0';
         return s;
 }
 
@@ -50,23 +64,39 @@ static char *join_links(char *const *links, const char *dev_root)
         return s;
 }
 
+/* Appends key=<the list's string> when the list is not empty. */
+static int append_list(struct props *p, const char *key, char *s)
+{
+        _cleanup_free_ char *owned = s;
+        if (!s)
+                return -ENOMEM;
+        return props_append(p, key, strlen(key), s, 0);
+}
+
 int export_properties(const struct device *d, const char *dev_root, const char *action, uint64_t seqnum,
                       struct props *ret)
 {
         struct props p = PROPS_INIT;
         const struct device_udev *u = d->udev;
         _cleanup_free_ char *devname = NULL; /* before any goto: cleaned up at fail too */
+        char num[STRFMT_UINT_MAX];
         const char *entry;
+        bool had_devname = false;
         size_t it = 0;
         int r = 0;
 
         props_clear(ret);
-        if (action && (r = props_set(&p, "ACTION", action, PROP_KERNEL)) < 0)
+        /* the record's entries and a few more: room for all of them in one allocation */
+        if ((r = props_reserve(&p, d->props.len + 128)) < 0)
+                goto fail;
+        /* the set is empty, and every key added after the record's is one the loop skips
+         * (derived_key()) or checks (DEVNAME): appended without look-ups */
+        if (action && (r = props_append(&p, "ACTION", 6, action, PROP_KERNEL)) < 0)
                 goto fail;
         if (d->devname) {
                 const char *sep = dev_root[0] && dev_root[strlen(dev_root) - 1] == '/' ? "" : "/";
-                if (asprintf(&devname, "%s%s%s", dev_root, sep, d->devname) < 0) {
-                        devname = NULL;
+                devname = strfmt_concat(dev_root, sep, d->devname, NULL);
+                if (!devname) {
                         r = -ENOMEM;
                         goto fail;
                 }
@@ -77,40 +107,27 @@ int export_properties(const struct device *d, const char *dev_root, const char *
                         continue;
                 /* the record's DEVNAME names the daemon's node root; clients get dev_root's */
                 bool is_devname = kl == 7 && memcmp(entry, "DEVNAME", 7) == 0;
+                had_devname = had_devname || is_devname;
                 const char *value = devname && is_devname ? devname : entry + kl + 1;
-                /* keys of a set are unique and ACTION was skipped: no look-up needed */
                 if ((r = props_append(&p, entry, kl, value, PROP_KERNEL)) < 0)
                         goto fail;
         }
-        if (devname && !props_get(&p, "DEVNAME") && (r = props_set(&p, "DEVNAME", devname, PROP_KERNEL)) < 0)
+        if (devname && !had_devname && (r = props_append(&p, "DEVNAME", 7, devname, PROP_KERNEL)) < 0)
                 goto fail;
-        if (seqnum > 0 && (r = props_set_uint(&p, "SEQNUM", seqnum, PROP_KERNEL)) < 0)
+        if (seqnum > 0 && (r = props_append(&p, "SEQNUM", 6, strfmt_uint(num, seqnum), PROP_KERNEL)) < 0)
                 goto fail;
         if (u) {
                 if (u->usec_initialized > 0 &&
-                    (r = props_set_uint(&p, "USEC_INITIALIZED", u->usec_initialized, 0)) < 0)
+                    (r = props_append(&p, "USEC_INITIALIZED", 16, strfmt_uint(num, u->usec_initialized), 0)) < 0)
                         goto fail;
-                if (u->links && u->links[0] && d->devnum_type) {
-                        _cleanup_free_ char *s = join_links(u->links, dev_root);
-                        if (!s || (r = props_set(&p, "DEVLINKS", s, 0)) < 0) {
-                                r = s ? r : -ENOMEM;
-                                goto fail;
-                        }
-                }
-                if (u->tags && u->tags[0]) {
-                        _cleanup_free_ char *s = export_tags_string(u->tags);
-                        if (!s || (r = props_set(&p, "TAGS", s, 0)) < 0) {
-                                r = s ? r : -ENOMEM;
-                                goto fail;
-                        }
-                }
-                if (u->current_tags && u->current_tags[0]) {
-                        _cleanup_free_ char *s = export_tags_string(u->current_tags);
-                        if (!s || (r = props_set(&p, "CURRENT_TAGS", s, 0)) < 0) {
-                                r = s ? r : -ENOMEM;
-                                goto fail;
-                        }
-                }
+                if (u->links && u->links[0] && d->devnum_type &&
+                    (r = append_list(&p, "DEVLINKS", join_links(u->links, dev_root))) < 0)
+                        goto fail;
+                if (u->tags && u->tags[0] && (r = append_list(&p, "TAGS", export_tags_string(u->tags))) < 0)
+                        goto fail;
+                if (u->current_tags && u->current_tags[0] &&
+                    (r = append_list(&p, "CURRENT_TAGS", export_tags_string(u->current_tags))) < 0)
+                        goto fail;
         }
         *ret = p;
         return 0;

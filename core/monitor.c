@@ -79,10 +79,8 @@ int monitor_build_message(const char *dev_root, const char *action, const struct
         if (r < 0)
                 return r;
 
-        size_t plen = 0, it = 0;
+        size_t plen = props_text_size(&p), it = 0;
         const char *entry;
-        while (props_next(&p, &it, &entry, NULL))
-                plen += strlen(entry) + 1;
         if (sizeof(struct wire_header) + plen > MONITOR_MESSAGE_MAX) {
                 props_clear(&p);
                 return -EMSGSIZE;

@@ -54,12 +54,18 @@ size_t props_key_len(const char *entry)
         return eq ? (size_t)(eq - entry) : strlen(entry);
 }
 
-/* The key's bit in struct props' keys: a small hash of its length and bytes. */
+/* The key's bit in struct props' keys: a small hash of its length and a few of its bytes (the
+ * last ones differ most among "ID_..." keys). Looked up for every get and set, so it reads at
+ * most four bytes rather than the whole key. */
 static uint64_t key_bit(const char *key, size_t keylen)
 {
-        uint32_t h = (uint32_t)keylen * 2654435761u;
-        for (size_t i = 0; i < keylen; i++)
-                h = (h ^ (unsigned char)key[i]) * 16777619u;
+        uint32_t h = (uint32_t)keylen;
+        if (keylen > 0)
+                h = ((h * 31u + (unsigned char)key[0]) * 31u + (unsigned char)key[keylen / 2]) * 31u +
+                    (unsigned char)key[keylen - 1];
+        if (keylen > 1)
+                h = h * 31u + (unsigned char)key[keylen - 2];
+        h *= 2654435761u;
         return UINT64_C(1) << (h >> 26);
 }
 
@@ -201,6 +207,25 @@ int props_set(struct props *p, const char *key, const char *value, unsigned flag
         return set_n(p, key, keylen, value, flags);
 }
 
+int props_set_n(struct props *p, const char *key, size_t keylen, const char *value, unsigned flags)
+{
+        if (keylen == 0 || memchr(key, '=', keylen) || memchr(key, '\0', keylen))
+                return -EINVAL;
+        return set_n(p, key, keylen, value, flags);
+}
+
+int props_reserve(struct props *p, size_t bytes)
+{
+        if (p->cap - p->len >= bytes)
+                return 0;
+        char *b = realloc(p->buf, p->len + bytes);
+        if (!b)
+                return -ENOMEM;
+        p->buf = b;
+        p->cap = p->len + bytes;
+        return 0;
+}
+
 int props_append(struct props *p, const char *key, size_t keylen, const char *value, unsigned flags)
 {
         return append(p, key, keylen, value, strlen(value), flags);
@@ -222,6 +247,11 @@ int props_setf(struct props *p, const char *key, unsigned flags, const char *fmt
         if (r < 0)
                 return -ENOMEM;
         return props_set(p, key, v, flags);
+}
+
+size_t props_text_size(const struct props *p)
+{
+        return p->len - (size_t)p->n * ENTRY_HDR;
 }
 
 bool props_next(const struct props *p, size_t *it, const char **entry, unsigned *flags)

@@ -45,11 +45,16 @@ const char *props_get(const struct props *p, const char *key);
 /* Sets (replacing any previous value and its flags); a NULL value removes the key.
  * 0, or -EINVAL for a bad key/value, -ENOMEM. */
 int props_set(struct props *p, const char *key, const char *value, unsigned flags);
+/* props_set() with the first keylen bytes of key as the key (no NUL needed after them). */
+int props_set_n(struct props *p, const char *key, size_t keylen, const char *value, unsigned flags);
+/* Makes room for bytes more bytes of entries (each takes 3 + strlen("KEY=VALUE")), so a set
+ * built from a known input grows once. 0 or -ENOMEM. */
+int props_reserve(struct props *p, size_t bytes);
+/* props_set() with a decimal number as the value (no printf: set for every event). */
+int props_set_uint(struct props *p, const char *key, uint64_t value, unsigned flags);
 /* Adds key (its first keylen bytes, a valid key) with value, which the caller knows is not in
  * the set yet: no look-up (building a set from another one). key and value must not point
  * into p. 0 or -ENOMEM. */
-/* props_set() with a decimal number as the value (no printf: set for every event). */
-int props_set_uint(struct props *p, const char *key, uint64_t value, unsigned flags);
 int props_append(struct props *p, const char *key, size_t keylen, const char *value, unsigned flags);
 int props_setf(struct props *p, const char *key, unsigned flags, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));
@@ -65,6 +70,10 @@ void props_unset_flagged(struct props *p, unsigned flags);
 /* Iteration: start with *it = 0; returns false at the end. *entry is "KEY=VALUE", *flags the
  * entry's flags. The set must not change during iteration. */
 bool props_next(const struct props *p, size_t *it, const char **entry, unsigned *flags);
+
+/* The bytes of all entries written as "KEY=VALUE\0" strings back to back (a wire message's
+ * or an environment block's property part), without iterating. */
+size_t props_text_size(const struct props *p);
 
 /* Length of the key in an entry "KEY=VALUE". */
 size_t props_key_len(const char *entry);

@@ -33,10 +33,23 @@ struct uevent *uevent_free(struct uevent *ev)
         return NULL;
 }
 
+static bool is_control_char(char c)
+{
+        return (unsigned char)c < 0x20 || c == 0x7f;
+}
+
 static bool has_control_chars(const char *s)
 {
         for (; *s; s++)
-                if ((unsigned char)*s < 0x20 || *s == 0x7f)
+                if (is_control_char(*s))
+                        return true;
+        return false;
+}
+
+static bool has_control_chars_n(const char *s, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                if (is_control_char(s[i]))
                         return true;
         return false;
 }
@@ -137,20 +150,25 @@ int uevent_parse(const char *buf, size_t len, struct uevent **ret, const char **
         ev->from_kernel = true;
 
         end = buf + len;
-        for (p = buf + strlen(buf) + 1; p < end; p += strlen(p) + 1) {
+        p = buf + strlen(buf) + 1;
+        /* every entry takes its own bytes plus props' two header bytes: one allocation */
+        size_t n_entries = 0;
+        for (const char *q = p; q < end; q = (const char *)memchr(q, '\0', (size_t)(end - q)) + 1)
+                n_entries++;
+        if (p < end && props_reserve(&ev->props, (size_t)(end - p) + 2 * n_entries) < 0)
+                return -ENOMEM;
+        for (; p < end; p += strlen(p) + 1) {
                 const char *eq = strchr(p, '=');
                 if (*p == '\0' || !eq || eq == p) {
                         *why = "entry without KEY=VALUE";
                         return -EBADMSG;
                 }
-                _cleanup_free_ char *key = strndup(p, (size_t)(eq - p));
-                if (!key)
-                        return -ENOMEM;
-                if (has_control_chars(key) || strchr(key, ' ')) {
+                size_t keylen = (size_t)(eq - p);
+                if (has_control_chars_n(p, keylen) || memchr(p, ' ', keylen)) {
                         *why = "bad character in a key";
                         return -EBADMSG;
                 }
-                r = props_set(&ev->props, key, eq + 1, PROP_KERNEL);
+                r = props_set_n(&ev->props, p, keylen, eq + 1, PROP_KERNEL);
                 if (r < 0)
                         return r;
         }

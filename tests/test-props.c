@@ -130,6 +130,11 @@ static void test_long_entries(void)
                 n++;
         }
         CHECK_INT(n, ELEMENTSOF(lens) + 1);
+        size_t text = 0;
+        it = 0;
+        while (props_next(&p, &it, &e, NULL))
+                text += strlen(e) + 1;
+        CHECK_INT(props_text_size(&p), text);
 
         /* the same value again only changes the flags; a shorter one replaces a long one */
         CHECK_INT(props_set(&p, "K9", props_get(&p, "K9"), PROP_DB), 0);
@@ -145,6 +150,11 @@ static void test_long_entries(void)
         CHECK_INT(strlen(props_get(&p, "K6")), 254);
         CHECK_STR(props_get(&p, "K10"), "short");
         CHECK_INT(p.n, ELEMENTSOF(lens) - 2);
+        text = 0;
+        for (size_t i = 0; i < ELEMENTSOF(lens); i++)
+                if (i != 7 && i != 9)
+                        text += (i < 10 ? 3 : 4) + (i == 10 ? 5 : lens[i]) + 1; /* "Ki=" or "K10=", value, NUL */
+        CHECK_INT(props_text_size(&p), text);
 
         struct props copy = PROPS_INIT;
         CHECK_INT(props_merge(&copy, &p, PROP_KERNEL, NULL), 0);
@@ -154,6 +164,32 @@ static void test_long_entries(void)
         CHECK_INT(copy.n, p.n);
         CHECK_INT(strlen(props_get(&copy, "K5")), 253);
         props_clear(&copy);
+        props_clear(&p);
+}
+
+/* props_set_n() takes the key from a longer string; props_reserve() makes room once. */
+static void test_set_n_reserve(void)
+{
+        struct props p = PROPS_INIT;
+        const char *line = "DEVNAME=loop7";
+        CHECK_INT(props_reserve(&p, 100), 0);
+        CHECK(p.cap >= 100);
+        char *buf = p.buf;
+        CHECK_INT(props_set_n(&p, line, 7, line + 8, PROP_KERNEL), 0);
+        CHECK_STR(props_get(&p, "DEVNAME"), "loop7");
+        CHECK(props_get(&p, "DEVNAME=loop7") == NULL);
+        CHECK_INT(props_set_n(&p, "MAJOR=7", 5, "7", PROP_KERNEL), 0);
+        CHECK_INT(props_set_n(&p, "MAJORX", 5, "8", PROP_KERNEL), 0); /* same key: replaced */
+        CHECK_STR(props_get(&p, "MAJOR"), "8");
+        CHECK_INT(p.n, 2);
+        CHECK(p.buf == buf); /* 2 entries of 3 + 13 and 3 + 7 bytes fit the reserved 100 */
+        CHECK_INT(props_set_n(&p, "A=B", 3, "x", 0), -EINVAL);
+        CHECK_INT(props_set_n(&p, "", 0, "x", 0), -EINVAL);
+        CHECK_INT(props_set_n(&p, "A\0B", 3, "x", 0), -EINVAL);
+        CHECK_INT(props_reserve(&p, 0), 0);
+        CHECK_INT(props_reserve(&p, 4096), 0);
+        CHECK(p.cap - p.len >= 4096);
+        CHECK_STR(props_get(&p, "DEVNAME"), "loop7");
         props_clear(&p);
 }
 
@@ -232,4 +268,5 @@ static void test_numbers_and_append(void)
 }
 
 TEST_MAIN(TEST(test_props), TEST(test_merge), TEST(test_self_alias), TEST(test_strv), TEST(test_numbers_and_append),
-          TEST(test_shrink), TEST(test_long_entries))
+          TEST(test_shrink), TEST(test_long_entries),
+          TEST(test_set_n_reserve))

@@ -14,6 +14,7 @@
  *   F:rel=content a file below the fixture root has exactly this content
  */
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "format.h"
 #include "log.h"
@@ -476,4 +477,69 @@ static void test_event_reset_and_import_db(void)
         rules_fixture_free(&f);
 }
 
-TEST_MAIN(TEST(test_table), TEST(test_resumable_program), TEST(test_event_reset_and_import_db))
+static void check_prop(struct device *d, const char *key, const char *want)
+{
+        _cleanup_free_ char *buf = NULL;
+        const char *got = format_get_property(d, "/tmp/d", key, &buf);
+        if (want)
+                CHECK_STR(got, want);
+        else
+                CHECK(got == NULL);
+}
+
+/* The keys rules and programs see derived from the record when the property set lacks them,
+ * and the set's own value when it has one. */
+static void test_derived_properties(void)
+{
+        struct device *d = NULL;
+        CHECK_INT(device_new("/devices/virtual/net/eth7", &d), 0);
+        check_prop(d, "DEVPATH", "/devices/virtual/net/eth7");
+        check_prop(d, "SUBSYSTEM", NULL);
+        check_prop(d, "MAJOR", NULL);
+        check_prop(d, "IFINDEX", NULL);
+        check_prop(d, "DEVLINKS", NULL);
+        check_prop(d, "TAGS", NULL);
+        check_prop(d, "", NULL);
+        CHECK_INT(device_set_subsystem(d, "block"), 0);
+        CHECK_INT(device_set_devtype(d, "disk"), 0);
+        CHECK_INT(device_set_driver(d, "loop"), 0);
+        CHECK_INT(device_set_devname(d, "loop7"), 0);
+        d->devnum_type = 'b';
+        d->devnum = makedev(7, 26007);
+        d->ifindex = 12;
+        check_prop(d, "SUBSYSTEM", "block");
+        check_prop(d, "DEVTYPE", "disk");
+        check_prop(d, "DRIVER", "loop");
+        check_prop(d, "DEVNAME", "/tmp/d/loop7");
+        check_prop(d, "MAJOR", "7");
+        check_prop(d, "MINOR", "26007");
+        check_prop(d, "IFINDEX", "12");
+        check_prop(d, "DEVNAM", NULL);
+        check_prop(d, "DEVNAMES", NULL);
+        check_prop(d, "DM_NAME", NULL);
+        check_prop(d, "MAJORS", NULL);
+
+        struct device_udev *u = device_get_udev(d);
+        CHECK(u != NULL);
+        CHECK_INT(strv_push_copy(&u->links, "disk/by-id/a"), 0);
+        CHECK_INT(strv_push_copy(&u->links, "b"), 0);
+        CHECK_INT(strv_push_copy(&u->tags, "systemd"), 0);
+        CHECK_INT(strv_push_copy(&u->tags, "seat"), 0);
+        CHECK_INT(strv_push_copy(&u->current_tags, "seat"), 0);
+        check_prop(d, "DEVLINKS", "/tmp/d/disk/by-id/a /tmp/d/b");
+        check_prop(d, "TAGS", ":systemd:seat:");
+        check_prop(d, "CURRENT_TAGS", ":seat:");
+
+        /* the set wins for every key but DEVLINKS, TAGS and CURRENT_TAGS */
+        CHECK_INT(props_set(&d->props, "MAJOR", "8", PROP_KERNEL), 0);
+        CHECK_INT(props_set(&d->props, "DEVNAME", "/dev/sda", PROP_KERNEL), 0);
+        CHECK_INT(props_set(&d->props, "TAGS", ":x:", PROP_DB), 0);
+        CHECK_INT(props_set(&d->props, "DM_NAME", "vg-root", PROP_DB), 0);
+        check_prop(d, "MAJOR", "8");
+        check_prop(d, "DEVNAME", "/dev/sda");
+        check_prop(d, "TAGS", ":systemd:seat:");
+        check_prop(d, "DM_NAME", "vg-root");
+        device_unref(d);
+}
+
+TEST_MAIN(TEST(test_table), TEST(test_derived_properties), TEST(test_resumable_program), TEST(test_event_reset_and_import_db))
