@@ -87,11 +87,11 @@ static size_t entry_size(const struct props *p, size_t off)
         return ENTRY_HDR + entry_len(p, off) + 1;
 }
 
-/* Offset of the entry (its flags byte) for key, or -1. */
-static ssize_t find(const struct props *p, const char *key, size_t keylen)
+/* Offset of the entry (its flags byte) for key, whose key_bit() is bit, or -1. */
+static ssize_t find_bit(const struct props *p, const char *key, size_t keylen, uint64_t bit)
 {
         size_t off = 0;
-        if (!(p->keys & key_bit(key, keylen)))
+        if (!(p->keys & bit))
                 return -1;
         while (off < p->len) {
                 const char *e = p->buf + off + ENTRY_HDR;
@@ -102,6 +102,11 @@ static ssize_t find(const struct props *p, const char *key, size_t keylen)
                 off += ENTRY_HDR + elen + 1;
         }
         return -1;
+}
+
+static ssize_t find(const struct props *p, const char *key, size_t keylen)
+{
+        return find_bit(p, key, keylen, key_bit(key, keylen));
 }
 
 const char *props_get(const struct props *p, const char *key)
@@ -148,7 +153,8 @@ static bool points_into(const struct props *p, const char *s)
         return p->buf && s >= p->buf && s < p->buf + p->cap;
 }
 
-static int append(struct props *p, const char *key, size_t keylen, const char *value, size_t vlen, unsigned flags)
+static int append_bit(struct props *p, const char *key, size_t keylen, uint64_t bit, const char *value, size_t vlen,
+                      unsigned flags)
 {
         size_t elen = keylen + 1 + vlen, need = ENTRY_HDR + elen + 1;
         if (p->len + need > p->cap) {
@@ -167,7 +173,7 @@ static int append(struct props *p, const char *key, size_t keylen, const char *v
         memcpy(e + ENTRY_HDR, key, keylen);
         e[ENTRY_HDR + keylen] = '=';
         memcpy(e + ENTRY_HDR + keylen + 1, value, vlen + 1);
-        p->keys |= key_bit(key, keylen);
+        p->keys |= bit;
         p->len += need;
         p->n++;
         return 0;
@@ -184,7 +190,8 @@ static int set_n(struct props *p, const char *key, size_t keylen, const char *va
                         return -ENOMEM;
                 return set_n(p, k, keylen, v, flags);
         }
-        ssize_t off = find(p, key, keylen);
+        uint64_t bit = key_bit(key, keylen);
+        ssize_t off = find_bit(p, key, keylen, bit);
         size_t vlen = value ? strlen(value) : 0;
         if (off >= 0) {
                 const char *old = p->buf + off + ENTRY_HDR + keylen + 1;
@@ -196,7 +203,7 @@ static int set_n(struct props *p, const char *key, size_t keylen, const char *va
         }
         if (!value)
                 return 0;
-        return append(p, key, keylen, value, vlen, flags);
+        return append_bit(p, key, keylen, bit, value, vlen, flags);
 }
 
 int props_set(struct props *p, const char *key, const char *value, unsigned flags)
@@ -228,7 +235,7 @@ int props_reserve(struct props *p, size_t bytes)
 
 int props_append(struct props *p, const char *key, size_t keylen, const char *value, unsigned flags)
 {
-        return append(p, key, keylen, value, strlen(value), flags);
+        return append_bit(p, key, keylen, key_bit(key, keylen), value, strlen(value), flags);
 }
 
 int props_set_uint(struct props *p, const char *key, uint64_t value, unsigned flags)

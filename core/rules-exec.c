@@ -969,11 +969,18 @@ static int assign_run(struct rules_exec *x, const struct rule_line *l, const str
 /* Evaluates one token on dev (the event device, or a candidate parent for parent tokens).
  * 1: it holds (matches) or was applied, 0: it does not hold, -EAGAIN: a program must run
  * first (the token is evaluated again once its outcome is in), -ENOMEM. */
+/* free() for apply_token()'s buffer, which most tokens never use: no call for them. */
+static inline void free_if_set(char **p)
+{
+        if (*p)
+                free(*p);
+}
+
 static int apply_token(struct rules_exec *x, const struct rule_line *l, const struct rule_token *t,
                        struct device *dev)
 {
         struct device_udev *u = x->dev->udev;
-        _cleanup_free_ char *buf = NULL;
+        _cleanup_(free_if_set) char *buf = NULL;
         int r;
 
         switch ((enum rule_token_type)t->type) {
