@@ -1273,7 +1273,9 @@ int rules_exec_run(struct rules_exec *x)
                         if (!(l->flags & x->line_mask) ||
                             (x->prefilter && (((l->flags & LINE_NEEDS_SUBSYSTEM) &&
                                                (!x->dev->subsystem || l->subsystem_hash != x->subsystem_hash)) ||
-                                              ((l->flags & LINE_NEEDS_ACTION) && l->action_hash != x->action_hash)))) {
+                                              ((l->flags & LINE_NEEDS_ACTION) && l->action_hash != x->action_hash) ||
+                                              ((l->flags & LINE_NEEDS_KERNEL) &&
+                                               !(l->kernel_first & rules_prefilter_first_bit(x->dev->sysname[0])))))) {
                                 x->line++;
                                 continue;
                         }

@@ -916,11 +916,31 @@ static void sort_tokens(struct rule_line *l)
         /* pattern alternatives point into their token's own value buffer, which did not move */
 }
 
-/* The line's cheap pre-filter: a SUBSYSTEM or ACTION it requires to be one literal. */
+/* The first-byte mask of a KERNEL== pattern whose every alternative starts with a literal
+ * byte (a name that matches starts with one of them), or 0 when one could start with any. */
+static uint32_t kernel_first_mask(const struct rule_token *t)
+{
+        uint32_t mask = 0;
+        if (t->op != RULE_OP_MATCH || t->match_type != MATCH_PATTERN || t->match_empty || t->n_alts == 0)
+                return 0;
+        for (unsigned i = 0; i < t->n_alts; i++) {
+                char c = t->alts[i].s[0];
+                /* a glob character, or a backslash escaping the next one, matches other bytes */
+                if (c == '\0' || strchr("*?[\\", c))
+                        return 0;
+                mask |= rules_prefilter_first_bit(c);
+        }
+        return mask;
+}
+
+/* The line's cheap pre-filter: a SUBSYSTEM or ACTION it requires to be one literal, the first
+ * bytes a KERNEL match allows. */
 static void set_prefilter(struct rule_line *l)
 {
         for (unsigned i = 0; i < l->n_tokens; i++) {
                 const struct rule_token *t = &l->tokens[i];
+                if (t->type == TK_M_KERNEL && !(l->flags & LINE_NEEDS_KERNEL) && (l->kernel_first = kernel_first_mask(t)))
+                        l->flags |= LINE_NEEDS_KERNEL;
                 if (t->op != RULE_OP_MATCH || t->match_type != MATCH_PATTERN || t->n_alts != 1 || t->alts[0].glob ||
                     t->match_empty)
                         continue;

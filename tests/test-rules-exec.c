@@ -51,6 +51,24 @@ static const struct rcase rcases[] = {
          "LABEL=\"end\"\n"
          "SUBSYSTEM==\"\", ENV{H}=\"1\"\n",
          {"E:A", "E:B=1", "E:C=1", "E:D=1", "E:E", "E:F=1", "E:G", "E:H", "X:2,3,4,6,7"}},
+        /* lines the KERNEL first-byte pre-filter skips ("sda" starts with 's'), and lines it
+         * must not skip: alternatives, globs in the first byte, an empty alternative, !=, and
+         * '3', whose bit is 's''s (the match itself then decides) */
+        {"kernel-prefilter", FIX_SDA, "add",
+         "KERNEL==\"nomatch\", ENV{A}=\"1\"\n"
+         "KERNEL==\"sd*\", ENV{B}=\"1\"\n"
+         "KERNEL==\"xx|sda\", ENV{C}=\"1\"\n"
+         "KERNEL==\"*da\", ENV{D}=\"1\"\n"
+         "KERNEL==\"[rs]da\", ENV{E}=\"1\"\n"
+         "KERNEL==\"?da\", ENV{F}=\"1\"\n"
+         "KERNEL==\"|xx\", ENV{G}=\"1\"\n"
+         "KERNEL!=\"sda\", ENV{H}=\"1\"\n"
+         "KERNEL==\"3da\", ENV{I}=\"1\"\n"
+         "KERNEL==\"x*\", KERNEL==\"s*\", ENV{J}=\"1\"\n"
+         "KERNEL==\"s*\", KERNEL==\"*a\", ENV{K}=\"1\"\n"
+         "KERNEL==\"S*\", ENV{L}=\"1\"\n",
+         {"E:A", "E:B=1", "E:C=1", "E:D=1", "E:E=1", "E:F=1", "E:G", "E:H", "E:I", "E:J", "E:K=1", "E:L",
+          "X:2,3,4,5,6,11"}},
         {"action-remove-skips-devlink-lines", FIX_SDA, "remove",
          "SYMLINK+=\"gone\"\nMODE=\"0600\"\nENV{R}=\"1\"\n",
          {"L:", "M:-", "E:R=1", "X:3"}},

@@ -377,6 +377,32 @@ static void test_static_nodes(void)
         rules_free(rules);
 }
 
-TEST_MAIN(TEST(test_stock_rules), TEST(test_static_nodes), TEST(test_broken_lines), TEST(test_missing_separator), TEST(test_nul_and_garbage), TEST(test_continuation_comments),
+/* KERNEL== patterns whose alternatives all start with a literal byte give their line a
+ * first-byte pre-filter; any other KERNEL match gives none. */
+static void test_kernel_prefilter(void)
+{
+        static const char text[] = "KERNEL==\"sd*|vd*\", ENV{A}=\"1\"\n"
+                                   "KERNEL==\"loop7\", ENV{A}=\"1\"\n"
+                                   "KERNEL==\"*x\", ENV{A}=\"1\"\n"
+                                   "KERNEL==\"sd*|[hv]d*\", ENV{A}=\"1\"\n"
+                                   "KERNEL!=\"sd*\", ENV{A}=\"1\"\n"
+                                   "KERNEL==\"|sd*\", ENV{A}=\"1\"\n"
+                                   "KERNEL==\"\", ENV{A}=\"1\"\n"
+                                   "ENV{A}=\"1\"\n";
+        struct rules *rules = rules_new(RESOLVE_NAMES_EARLY);
+        CHECK_INT(rules_parse_buffer(rules, "k.rules", text, sizeof(text) - 1), 0);
+        CHECK_INT(rules->n_lines, 8);
+        if (rules->n_lines == 8) {
+                CHECK(rules->lines[0].flags & LINE_NEEDS_KERNEL);
+                CHECK_INT(rules->lines[0].kernel_first, rules_prefilter_first_bit('s') | rules_prefilter_first_bit('v'));
+                CHECK(rules->lines[1].flags & LINE_NEEDS_KERNEL);
+                CHECK_INT(rules->lines[1].kernel_first, rules_prefilter_first_bit('l'));
+                for (size_t i = 2; i < 8; i++)
+                        CHECK(!(rules->lines[i].flags & LINE_NEEDS_KERNEL));
+        }
+        rules_free(rules);
+}
+
+TEST_MAIN(TEST(test_stock_rules), TEST(test_kernel_prefilter), TEST(test_static_nodes), TEST(test_broken_lines), TEST(test_missing_separator), TEST(test_nul_and_garbage), TEST(test_continuation_comments),
           TEST(test_values_and_patterns), TEST(test_goto), TEST(test_format_check), TEST(test_replace_chars),
           TEST(test_cmdline_split))
