@@ -54,18 +54,15 @@ size_t props_key_len(const char *entry)
         return eq ? (size_t)(eq - entry) : strlen(entry);
 }
 
-/* The key's bit in struct props' keys: a small hash of its length and a few of its bytes (the
- * last ones differ most among "ID_..." keys). Looked up for every get and set, so it reads at
- * most four bytes rather than the whole key. */
+/* The key's bit in struct props' keys: a hash of its length and of its last and middle bytes
+ * (the bytes that differ most among "ID_..." keys). Computed for every get and set, so it
+ * reads two bytes rather than the whole key. */
 static uint64_t key_bit(const char *key, size_t keylen)
 {
-        uint32_t h = (uint32_t)keylen;
-        if (keylen > 0)
-                h = ((h * 31u + (unsigned char)key[0]) * 31u + (unsigned char)key[keylen / 2]) * 31u +
-                    (unsigned char)key[keylen - 1];
-        if (keylen > 1)
-                h = h * 31u + (unsigned char)key[keylen - 2];
-        h *= 2654435761u;
+        if (keylen == 0)
+                return 1;
+        uint32_t h = (uint32_t)keylen * 0x9e3779b1u ^ (unsigned char)key[keylen - 1] * 0x85ebca77u ^
+                     (unsigned char)key[keylen / 2] * 0xc2b2ae3du;
         return UINT64_C(1) << (h >> 26);
 }
 

@@ -1249,7 +1249,7 @@ static int apply_line(struct rules_exec *x, const struct rule_line *l)
 static int trace_add(struct rules_exec *x, const struct rule_line *l)
 {
         if (x->n_trace == x->cap_trace) {
-                size_t cap = x->cap_trace ? x->cap_trace * 2 : 32;
+                size_t cap = x->cap_trace ? x->cap_trace * 2 : 64; /* stock rules match ~30 lines */
                 const struct rule_line **n = realloc(x->trace, cap * sizeof(*n));
                 if (!n)
                         return -ENOMEM;
