@@ -1260,6 +1260,41 @@ static int trace_add(struct rules_exec *x, const struct rule_line *l)
         return 0;
 }
 
+/* The first line from i on that the line mask and the pre-filter let through (or n_lines).
+ * Most lines of the stock rules are skipped here: the event's side is kept in locals. */
+static size_t next_candidate(const struct rules_exec *x, size_t i)
+{
+        const struct rule_line *lines = x->rules->lines;
+        size_t n = x->rules->n_lines;
+        unsigned mask = x->line_mask;
+
+        if (!x->prefilter) {
+                while (i < n && !(lines[i].flags & mask))
+                        i++;
+                return i;
+        }
+        const unsigned needs = LINE_NEEDS_SUBSYSTEM | LINE_NEEDS_ACTION | LINE_NEEDS_KERNEL;
+        bool has_subsystem = x->dev->subsystem;
+        uint32_t subsystem_hash = x->subsystem_hash, action_hash = x->action_hash;
+        uint32_t kernel_bit = rules_prefilter_first_bit(x->dev->sysname[0]);
+        for (; i < n; i++) {
+                const struct rule_line *l = &lines[i];
+                unsigned f = l->flags;
+                if (!(f & mask))
+                        continue;
+                if (!(f & needs))
+                        return i;
+                if ((f & LINE_NEEDS_SUBSYSTEM) && (!has_subsystem || l->subsystem_hash != subsystem_hash))
+                        continue;
+                if ((f & LINE_NEEDS_ACTION) && l->action_hash != action_hash)
+                        continue;
+                if ((f & LINE_NEEDS_KERNEL) && !(l->kernel_first & kernel_bit))
+                        continue;
+                return i;
+        }
+        return i;
+}
+
 int rules_exec_run(struct rules_exec *x)
 {
         const struct rules *rules = x->rules;
@@ -1268,22 +1303,16 @@ int rules_exec_run(struct rules_exec *x)
                 return -EBUSY;
 
         while (x->line < rules->n_lines) {
-                const struct rule_line *l = &rules->lines[x->line];
                 if (!x->in_line) {
-                        if (!(l->flags & x->line_mask) ||
-                            (x->prefilter && (((l->flags & LINE_NEEDS_SUBSYSTEM) &&
-                                               (!x->dev->subsystem || l->subsystem_hash != x->subsystem_hash)) ||
-                                              ((l->flags & LINE_NEEDS_ACTION) && l->action_hash != x->action_hash) ||
-                                              ((l->flags & LINE_NEEDS_KERNEL) &&
-                                               !(l->kernel_first & rules_prefilter_first_bit(x->dev->sysname[0])))))) {
-                                x->line++;
-                                continue;
-                        }
+                        x->line = next_candidate(x, x->line);
+                        if (x->line >= rules->n_lines)
+                                break;
                         x->in_line = true;
                         x->tok = 0;
                         x->parents_done = false;
                         x->esc = ESCAPE_UNSET;
                 }
+                const struct rule_line *l = &rules->lines[x->line];
                 int r = apply_line(x, l);
                 if (r == -EAGAIN)
                         return RULES_EXEC_NEED_PROGRAM;
