@@ -966,8 +966,16 @@ int model_scan(struct model *m)
 static bool event_only_key(const char *entry)
 {
         /* with its '=': the whole key, and strncmp stops at a shorter entry's end */
-        return strncmp(entry, "ACTION=", 7) == 0 || strncmp(entry, "SEQNUM=", 7) == 0 ||
-               strncmp(entry, "DEVPATH_OLD=", 12) == 0;
+        switch (entry[0]) {
+        case 'A':
+                return strncmp(entry, "ACTION=", 7) == 0;
+        case 'S':
+                return strncmp(entry, "SEQNUM=", 7) == 0;
+        case 'D':
+                return strncmp(entry, "DEVPATH_OLD=", 12) == 0;
+        default:
+                return false;
+        }
 }
 
 static int overlay_event(struct model *m, struct device *d, const struct uevent *ev)

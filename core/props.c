@@ -26,7 +26,7 @@ int props_copy(struct props *dst, const struct props *src)
                 memcpy(n.buf, src->buf, src->len);
                 n.len = n.cap = src->len;
                 n.n = src->n;
-                n.keys = src->keys;
+                memcpy(n.keys, src->keys, sizeof(n.keys));
         }
         props_clear(dst);
         *dst = n;
@@ -54,16 +54,26 @@ size_t props_key_len(const char *entry)
         return eq ? (size_t)(eq - entry) : strlen(entry);
 }
 
-/* The key's bit in struct props' keys: a hash of its length and of its last and middle bytes
- * (the bytes that differ most among "ID_..." keys). Computed for every get and set, so it
+/* The key's bit in struct props' keys (0..127): a hash of its length and of its last and middle
+ * bytes (the bytes that differ most among "ID_..." keys). Computed for every get and set, so it
  * reads two bytes rather than the whole key. */
-static uint64_t key_bit(const char *key, size_t keylen)
+static unsigned key_slot(const char *key, size_t keylen)
 {
         if (keylen == 0)
-                return 1;
+                return 0;
         uint32_t h = (uint32_t)keylen * 0x9e3779b1u ^ (unsigned char)key[keylen - 1] * 0x85ebca77u ^
                      (unsigned char)key[keylen / 2] * 0xc2b2ae3du;
-        return UINT64_C(1) << (h >> 26);
+        return h >> 25;
+}
+
+static bool slot_set(const struct props *p, unsigned slot)
+{
+        return p->keys[slot >> 6] & (UINT64_C(1) << (slot & 63));
+}
+
+static void slot_add(struct props *p, unsigned slot)
+{
+        p->keys[slot >> 6] |= UINT64_C(1) << (slot & 63);
 }
 
 /* Each entry: flags byte, length byte, "KEY=VALUE", NUL. The length byte holds the length of
@@ -84,17 +94,19 @@ static size_t entry_size(const struct props *p, size_t off)
         return ENTRY_HDR + entry_len(p, off) + 1;
 }
 
-/* Offset of the entry (its flags byte) for key, whose key_bit() is bit, or -1. */
-static ssize_t find_bit(const struct props *p, const char *key, size_t keylen, uint64_t bit)
+/* Offset of the entry (its flags byte) for key, whose key_slot() is slot, or -1. */
+static ssize_t find_slot(const struct props *p, const char *key, size_t keylen, unsigned slot)
 {
         size_t off = 0;
-        if (!(p->keys & bit))
+        if (!slot_set(p, slot))
                 return -1;
         while (off < p->len) {
                 const char *e = p->buf + off + ENTRY_HDR;
                 size_t elen = entry_len(p, off);
-                /* the '=' at keylen first: most entries fail there without a compare */
-                if (elen > keylen && e[keylen] == '=' && memcmp(e, key, keylen) == 0)
+                /* the '=' at keylen first: most entries fail there without a compare; keys of
+                 * the same length often share a prefix ("ID_"), rarely their last byte */
+                if (elen > keylen && e[keylen] == '=' && e[keylen - 1] == key[keylen - 1] &&
+                    memcmp(e, key, keylen) == 0)
                         return (ssize_t)off;
                 off += ENTRY_HDR + elen + 1;
         }
@@ -103,7 +115,7 @@ static ssize_t find_bit(const struct props *p, const char *key, size_t keylen, u
 
 static ssize_t find(const struct props *p, const char *key, size_t keylen)
 {
-        return find_bit(p, key, keylen, key_bit(key, keylen));
+        return find_slot(p, key, keylen, key_slot(key, keylen));
 }
 
 const char *props_get(const struct props *p, const char *key)
@@ -133,13 +145,13 @@ int props_unset(struct props *p, const char *key)
 void props_unset_flagged(struct props *p, unsigned flags)
 {
         size_t off = 0;
-        p->keys = 0; /* rebuilt from what stays: the bits of removed keys go */
+        p->keys[0] = p->keys[1] = 0; /* rebuilt from what stays: the bits of removed keys go */
         while (off < p->len) {
                 if ((unsigned char)p->buf[off] & flags)
                         remove_at(p, off);
                 else {
                         const char *e = p->buf + off + ENTRY_HDR;
-                        p->keys |= key_bit(e, props_key_len(e));
+                        slot_add(p, key_slot(e, props_key_len(e)));
                         off += entry_size(p, off);
                 }
         }
@@ -150,19 +162,30 @@ static bool points_into(const struct props *p, const char *s)
         return p->buf && s >= p->buf && s < p->buf + p->cap;
 }
 
-static int append_bit(struct props *p, const char *key, size_t keylen, uint64_t bit, const char *value, size_t vlen,
-                      unsigned flags)
+/* New room for at least bytes more, or -ENOMEM (also beyond struct props' 32-bit sizes). */
+static int grow(struct props *p, size_t bytes)
+{
+        size_t cap = p->cap ? p->cap : 64;
+        while (cap < (size_t)p->len + bytes)
+                cap *= 2;
+        if (cap > UINT32_MAX)
+                return -ENOMEM;
+        char *b = realloc(p->buf, cap);
+        if (!b)
+                return -ENOMEM;
+        p->buf = b;
+        p->cap = (uint32_t)cap;
+        return 0;
+}
+
+static int append_slot(struct props *p, const char *key, size_t keylen, unsigned slot, const char *value, size_t vlen,
+                       unsigned flags)
 {
         size_t elen = keylen + 1 + vlen, need = ENTRY_HDR + elen + 1;
-        if (p->len + need > p->cap) {
-                size_t cap = p->cap ? p->cap : 64;
-                while (cap < p->len + need)
-                        cap *= 2;
-                char *b = realloc(p->buf, cap);
-                if (!b)
-                        return -ENOMEM;
-                p->buf = b;
-                p->cap = cap;
+        if ((size_t)p->len + need > p->cap) {
+                int r = grow(p, need);
+                if (r < 0)
+                        return r;
         }
         char *e = p->buf + p->len;
         e[0] = (char)flags;
@@ -170,8 +193,8 @@ static int append_bit(struct props *p, const char *key, size_t keylen, uint64_t 
         memcpy(e + ENTRY_HDR, key, keylen);
         e[ENTRY_HDR + keylen] = '=';
         memcpy(e + ENTRY_HDR + keylen + 1, value, vlen + 1);
-        p->keys |= bit;
-        p->len += need;
+        slot_add(p, slot);
+        p->len += (uint32_t)need;
         p->n++;
         return 0;
 }
@@ -187,8 +210,8 @@ static int set_n(struct props *p, const char *key, size_t keylen, const char *va
                         return -ENOMEM;
                 return set_n(p, k, keylen, v, flags);
         }
-        uint64_t bit = key_bit(key, keylen);
-        ssize_t off = find_bit(p, key, keylen, bit);
+        unsigned slot = key_slot(key, keylen);
+        ssize_t off = find_slot(p, key, keylen, slot);
         size_t vlen = value ? strlen(value) : 0;
         if (off >= 0) {
                 const char *old = p->buf + off + ENTRY_HDR + keylen + 1;
@@ -200,7 +223,7 @@ static int set_n(struct props *p, const char *key, size_t keylen, const char *va
         }
         if (!value)
                 return 0;
-        return append_bit(p, key, keylen, bit, value, vlen, flags);
+        return append_slot(p, key, keylen, slot, value, vlen, flags);
 }
 
 int props_set(struct props *p, const char *key, const char *value, unsigned flags)
@@ -222,17 +245,19 @@ int props_reserve(struct props *p, size_t bytes)
 {
         if (p->cap - p->len >= bytes)
                 return 0;
+        if (bytes > UINT32_MAX - p->len)
+                return -ENOMEM;
         char *b = realloc(p->buf, p->len + bytes);
         if (!b)
                 return -ENOMEM;
         p->buf = b;
-        p->cap = p->len + bytes;
+        p->cap = (uint32_t)(p->len + bytes);
         return 0;
 }
 
 int props_append(struct props *p, const char *key, size_t keylen, const char *value, unsigned flags)
 {
-        return append_bit(p, key, keylen, key_bit(key, keylen), value, strlen(value), flags);
+        return append_slot(p, key, keylen, key_slot(key, keylen), value, strlen(value), flags);
 }
 
 int props_set_uint(struct props *p, const char *key, uint64_t value, unsigned flags)

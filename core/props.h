@@ -22,12 +22,12 @@ enum {
 };
 
 struct props {
-        char *buf;  /* entries, each: flags byte, length byte, "KEY=VALUE", NUL (props.c) */
-        size_t len; /* bytes used */
-        size_t cap;
+        char *buf;    /* entries, each: flags byte, length byte, "KEY=VALUE", NUL (props.c) */
+        uint32_t len; /* bytes used */
+        uint32_t cap;
         unsigned n;
-        uint64_t keys; /* one bit per key ever added (props_key_bit()): a clear bit proves a key
-                        * absent, so most look-ups of missing keys skip the scan */
+        uint64_t keys[2]; /* one bit per key ever added (key_slot() in props.c): a clear bit proves
+                           * a key absent, so most look-ups of missing keys skip the scan */
 };
 
 #define PROPS_INIT ((struct props){0})
