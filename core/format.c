@@ -405,6 +405,11 @@ static enum derived_key derived_key(const char *key)
         }
 }
 
+bool format_property_is_derived(const char *key)
+{
+        return derived_key(key) != DERIVED_NONE;
+}
+
 static const char *uint_string(uint64_t v, char **buf)
 {
         char b[STRFMT_UINT_MAX];

@@ -76,6 +76,16 @@ static void slot_add(struct props *p, unsigned slot)
         p->keys[slot >> 6] |= UINT64_C(1) << (slot & 63);
 }
 
+unsigned props_key_slot(const char *key, size_t keylen)
+{
+        return key_slot(key, keylen);
+}
+
+bool props_slot_may_exist(const struct props *p, unsigned slot)
+{
+        return slot < 128 && slot_set(p, slot);
+}
+
 /* Each entry: flags byte, length byte, "KEY=VALUE", NUL. The length byte holds the length of
  * "KEY=VALUE" when it is below ENTRY_LONG (nearly always), so a scan steps over entries without
  * strlen(); ENTRY_LONG means "measure it". */

@@ -40,6 +40,11 @@ int props_copy(struct props *dst, const struct props *src);
  * that is kept, like a device's after its event. */
 void props_shrink(struct props *p);
 
+/* A key's slot in the sets' key filter, for a key checked against many sets (a rule line's
+ * pre-filter): props_slot_may_exist() false proves no key with that slot is in p. */
+unsigned props_key_slot(const char *key, size_t keylen);
+bool props_slot_may_exist(const struct props *p, unsigned slot);
+
 /* The value of key, or NULL. The pointer is valid until the next change of the set. */
 const char *props_get(const struct props *p, const char *key);
 /* Sets (replacing any previous value and its flags); a NULL value removes the key.

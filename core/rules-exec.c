@@ -1273,7 +1273,7 @@ static size_t next_candidate(const struct rules_exec *x, size_t i)
                         i++;
                 return i;
         }
-        const unsigned needs = LINE_NEEDS_SUBSYSTEM | LINE_NEEDS_ACTION | LINE_NEEDS_KERNEL;
+        const unsigned needs = LINE_NEEDS_SUBSYSTEM | LINE_NEEDS_ACTION | LINE_NEEDS_KERNEL | LINE_NEEDS_ENV;
         bool has_subsystem = x->dev->subsystem;
         uint32_t subsystem_hash = x->subsystem_hash, action_hash = x->action_hash;
         uint32_t kernel_bit = rules_prefilter_first_bit(x->dev->sysname[0]);
@@ -1289,6 +1289,9 @@ static size_t next_candidate(const struct rules_exec *x, size_t i)
                 if ((f & LINE_NEEDS_ACTION) && l->action_hash != action_hash)
                         continue;
                 if ((f & LINE_NEEDS_KERNEL) && !(l->kernel_first & kernel_bit))
+                        continue;
+                /* the set changes as lines run: looked at now */
+                if ((f & LINE_NEEDS_ENV) && !props_slot_may_exist(&x->dev->props, l->env_slot))
                         continue;
                 return i;
         }

@@ -151,6 +151,8 @@ enum {
         LINE_NEEDS_ACTION = 1 << 7,     /* ACTION=="<one literal>": action_hash */
         LINE_NEEDS_KERNEL = 1 << 8,     /* KERNEL=="<patterns that each start with a literal byte>":
                                          * kernel_first */
+        LINE_NEEDS_ENV = 1 << 9,        /* ENV{key}=="<patterns none of which matches "">": the key
+                                         * must be in the device's set; env_slot */
 };
 
 /* The bit of struct rule_line's kernel_first for a device name's first byte. */
@@ -175,6 +177,7 @@ struct rule_line {
          * still evaluate the tokens) */
         uint32_t subsystem_hash, action_hash;
         uint32_t kernel_first; /* rules_prefilter_first_bit() of each KERNEL alternative's first byte */
+        uint8_t env_slot;      /* props_key_slot() of the ENV key */
 };
 
 struct rules_file {

@@ -69,6 +69,25 @@ static const struct rcase rcases[] = {
          "KERNEL==\"S*\", ENV{L}=\"1\"\n",
          {"E:A", "E:B=1", "E:C=1", "E:D=1", "E:E=1", "E:F=1", "E:G", "E:H", "E:I", "E:J", "E:K=1", "E:L",
           "X:2,3,4,5,6,11"}},
+        /* lines the ENV pre-filter skips (a needed key is absent) and lines it must not skip:
+         * patterns that match "", !=, derived keys, keys set by earlier lines */
+        {"env-prefilter", FIX_SDA, "add",
+         "ENV{ABSENT}==\"1\", ENV{A}=\"1\"\n"
+         "ENV{ABSENT}==\"?*\", ENV{B}=\"1\"\n"
+         "ENV{ABSENT}==\"*\", ENV{C}=\"1\"\n"
+         "ENV{ABSENT}==\"|x\", ENV{D}=\"1\"\n"
+         "ENV{ABSENT}!=\"1\", ENV{E}=\"1\"\n"
+         "ENV{DISKSEQ}==\"9\", ENV{F}=\"1\"\n"
+         "ENV{DEVPATH}==\"/devices/*\", ENV{G}=\"1\"\n"
+         "ENV{NEW}=\"1\"\n"
+         "ENV{NEW}==\"1\", ENV{H}=\"1\"\n"
+         "ENV{IMP}==\"1\", IMPORT{program}=\"/bin/echo IMP=1\", ENV{I}=\"1\"\n"
+         "ENV{ABSENT}==\"x*|y\", ENV{J}=\"1\"\n"
+         "ENV{ABSENT}!=\"\", ENV{K}=\"1\"\n"
+         "ENV{DISKSEQ}!=\"\", ENV{L}=\"1\"\n"
+         "ENV{NEW}==\"?*\", ENV{M}=\"1\"\n",
+         {"E:A", "E:B", "E:C=1", "E:D=1", "E:E=1", "E:F=1", "E:G=1", "E:H=1", "E:I", "E:IMP", "E:J", "E:K",
+          "E:L=1", "E:M=1", "X:3,4,5,6,7,8,9,13,14"}},
         {"action-remove-skips-devlink-lines", FIX_SDA, "remove",
          "SYMLINK+=\"gone\"\nMODE=\"0600\"\nENV{R}=\"1\"\n",
          {"L:", "M:-", "E:R=1", "X:3"}},
