@@ -64,42 +64,33 @@ static char *join_links(char *const *links, const char *dev_root)
         return s;
 }
 
-/* Appends key=<the list's string> when the list is not empty. */
-static int append_list(struct props *p, const char *key, char *s)
+/* Emits key=<the list's string> (a new string, or NULL on ENOMEM). */
+static int emit_list(export_emit_t emit, void *userdata, const char *key, size_t keylen, char *s)
 {
         _cleanup_free_ char *owned = s;
         if (!s)
                 return -ENOMEM;
-        return props_append(p, key, strlen(key), s, 0);
+        return emit(userdata, key, keylen, s, 0);
 }
 
-int export_properties(const struct device *d, const char *dev_root, const char *action, uint64_t seqnum,
-                      struct props *ret)
+int export_each(const struct device *d, const char *dev_root, const char *action, uint64_t seqnum, export_emit_t emit,
+                void *userdata)
 {
-        struct props p = PROPS_INIT;
         const struct device_udev *u = d->udev;
-        _cleanup_free_ char *devname = NULL; /* before any goto: cleaned up at fail too */
+        _cleanup_free_ char *devname = NULL;
         char num[STRFMT_UINT_MAX];
         const char *entry;
         bool had_devname = false;
         size_t it = 0;
-        int r = 0;
+        int r;
 
-        props_clear(ret);
-        /* the record's entries and a few more: room for all of them in one allocation */
-        if ((r = props_reserve(&p, d->props.len + 128)) < 0)
-                goto fail;
-        /* the set is empty, and every key added after the record's is one the loop skips
-         * (derived_key()) or checks (DEVNAME): appended without look-ups */
-        if (action && (r = props_append(&p, "ACTION", 6, action, PROP_KERNEL)) < 0)
-                goto fail;
+        if (action && (r = emit(userdata, "ACTION", 6, action, PROP_KERNEL)) < 0)
+                return r;
         if (d->devname) {
                 const char *sep = dev_root[0] && dev_root[strlen(dev_root) - 1] == '/' ? "" : "/";
                 devname = strfmt_concat(dev_root, sep, d->devname, NULL);
-                if (!devname) {
-                        r = -ENOMEM;
-                        goto fail;
-                }
+                if (!devname)
+                        return -ENOMEM;
         }
         while (props_next(&d->props, &it, &entry, NULL)) {
                 size_t kl = props_key_len(entry);
@@ -109,29 +100,48 @@ int export_properties(const struct device *d, const char *dev_root, const char *
                 bool is_devname = kl == 7 && memcmp(entry, "DEVNAME", 7) == 0;
                 had_devname = had_devname || is_devname;
                 const char *value = devname && is_devname ? devname : entry + kl + 1;
-                if ((r = props_append(&p, entry, kl, value, PROP_KERNEL)) < 0)
-                        goto fail;
+                if ((r = emit(userdata, entry, kl, value, PROP_KERNEL)) < 0)
+                        return r;
         }
-        if (devname && !had_devname && (r = props_append(&p, "DEVNAME", 7, devname, PROP_KERNEL)) < 0)
-                goto fail;
-        if (seqnum > 0 && (r = props_append(&p, "SEQNUM", 6, strfmt_uint(num, seqnum), PROP_KERNEL)) < 0)
-                goto fail;
-        if (u) {
-                if (u->usec_initialized > 0 &&
-                    (r = props_append(&p, "USEC_INITIALIZED", 16, strfmt_uint(num, u->usec_initialized), 0)) < 0)
-                        goto fail;
-                if (u->links && u->links[0] && d->devnum_type &&
-                    (r = append_list(&p, "DEVLINKS", join_links(u->links, dev_root))) < 0)
-                        goto fail;
-                if (u->tags && u->tags[0] && (r = append_list(&p, "TAGS", export_tags_string(u->tags))) < 0)
-                        goto fail;
-                if (u->current_tags && u->current_tags[0] &&
-                    (r = append_list(&p, "CURRENT_TAGS", export_tags_string(u->current_tags))) < 0)
-                        goto fail;
+        if (devname && !had_devname && (r = emit(userdata, "DEVNAME", 7, devname, PROP_KERNEL)) < 0)
+                return r;
+        if (seqnum > 0 && (r = emit(userdata, "SEQNUM", 6, strfmt_uint(num, seqnum), PROP_KERNEL)) < 0)
+                return r;
+        if (!u)
+                return 0;
+        if (u->usec_initialized > 0 &&
+            (r = emit(userdata, "USEC_INITIALIZED", 16, strfmt_uint(num, u->usec_initialized), 0)) < 0)
+                return r;
+        if (u->links && u->links[0] && d->devnum_type &&
+            (r = emit_list(emit, userdata, "DEVLINKS", 8, join_links(u->links, dev_root))) < 0)
+                return r;
+        if (u->tags && u->tags[0] && (r = emit_list(emit, userdata, "TAGS", 4, export_tags_string(u->tags))) < 0)
+                return r;
+        if (u->current_tags && u->current_tags[0] &&
+            (r = emit_list(emit, userdata, "CURRENT_TAGS", 12, export_tags_string(u->current_tags))) < 0)
+                return r;
+        return 0;
+}
+
+static int emit_append(void *userdata, const char *key, size_t keylen, const char *value, unsigned flags)
+{
+        /* keys are unique: the record's are, and export_each() skips those it adds itself */
+        return props_append(userdata, key, keylen, value, flags);
+}
+
+int export_properties(const struct device *d, const char *dev_root, const char *action, uint64_t seqnum,
+                      struct props *ret)
+{
+        struct props p = PROPS_INIT;
+        props_clear(ret);
+        /* the record's entries and a few more: room for all of them in one allocation */
+        int r = props_reserve(&p, d->props.len + 128);
+        if (r >= 0)
+                r = export_each(d, dev_root, action, seqnum, emit_append, &p);
+        if (r < 0) {
+                props_clear(&p);
+                return r;
         }
         *ret = p;
         return 0;
-fail:
-        props_clear(&p);
-        return r;
 }

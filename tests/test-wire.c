@@ -415,6 +415,28 @@ static void test_monitor_message(void)
         if (e2)
                 CHECK_STR(props_get(&e2->props, "DEVLINKS"), "/tmp/dev/disk/by-id/a /tmp/dev/disk/by-label/b");
 
+        /* the size limit is on the whole message: MONITOR_MESSAGE_MAX bytes pass, one more does not */
+        {
+                _cleanup_device_unref_ struct device *big = disk_device();
+                _cleanup_free_ char *m0 = NULL, *m1 = NULL, *m2 = NULL;
+                size_t l0 = 0, l1 = 0;
+                CHECK_INT(props_set(&big->props, "FILL", "", PROP_DB), 0);
+                CHECK_INT(monitor_build_message("/dev", "add", big, 42, &m0, &l0), 0);
+                size_t fill = MONITOR_MESSAGE_MAX - l0; /* "FILL=" is there already */
+                char *fillv = malloc(fill + 2);
+                CHECK(fillv != NULL);
+                memset(fillv, 'f', fill + 1);
+                fillv[fill] = '\0';
+                CHECK_INT(props_set(&big->props, "FILL", fillv, PROP_DB), 0);
+                CHECK_INT(monitor_build_message("/dev", "add", big, 42, &m1, &l1), 0);
+                CHECK_INT(l1, MONITOR_MESSAGE_MAX);
+                fillv[fill] = 'f';
+                fillv[fill + 1] = '\0';
+                CHECK_INT(props_set(&big->props, "FILL", fillv, PROP_DB), 0);
+                CHECK_INT(monitor_build_message("/dev", "add", big, 42, &m2, &l1), -EMSGSIZE);
+                free(fillv);
+        }
+
         /* too big for libudev's buffer */
         char *huge = malloc(9000);
         memset(huge, 'v', 8999);
@@ -514,6 +536,43 @@ static void test_monitor_filter_print(void)
 /* The exported set: ACTION first, the record's entries in order with the keys export derives
  * (and private '.' keys) left out, then DEVNAME when the record lacks it, SEQNUM,
  * USEC_INITIALIZED, DEVLINKS, TAGS, CURRENT_TAGS. */
+struct collect {
+        char entries[16][128];
+        size_t n, stop_after;
+};
+
+static int collect_entry(void *userdata, const char *key, size_t keylen, const char *value, unsigned flags)
+{
+        struct collect *c = userdata;
+        (void)flags;
+        if (c->stop_after && c->n == c->stop_after)
+                return -E2BIG;
+        if (c->n < ELEMENTSOF(c->entries))
+                snprintf(c->entries[c->n], sizeof(c->entries[0]), "%.*s=%s", (int)keylen, key, value);
+        c->n++;
+        return 0;
+}
+
+/* export_each() hands over export_properties()' entries in the same order, and stops at the
+ * first error of its callback. */
+static void check_each_matches(const struct device *d, const char *dev_root, const char *action, uint64_t seqnum)
+{
+        struct props p = PROPS_INIT;
+        struct collect c = {0};
+        CHECK_INT(export_properties(d, dev_root, action, seqnum, &p), 0);
+        CHECK_INT(export_each(d, dev_root, action, seqnum, collect_entry, &c), 0);
+        CHECK_INT(c.n, p.n);
+        size_t it = 0, i = 0;
+        const char *e;
+        while (props_next(&p, &it, &e, NULL) && i < ELEMENTSOF(c.entries))
+                CHECK_STR(c.entries[i++], e);
+        props_clear(&p);
+
+        struct collect stop = {.stop_after = 2};
+        CHECK_INT(export_each(d, dev_root, action, seqnum, collect_entry, &stop), -E2BIG);
+        CHECK_INT(stop.n, 2);
+}
+
 static void test_export_order(void)
 {
         _cleanup_device_unref_ struct device *d = NULL;
@@ -554,6 +613,7 @@ static void test_export_order(void)
         }
         CHECK_INT(i, ELEMENTSOF(want));
         CHECK_STR(props_get(&p, "DEVNAME"), "/dev/loop9");
+        check_each_matches(d, "/dev", "add", 12345678901u);
 
         /* the record's own DEVNAME keeps its place, renamed under dev_root; no ACTION, SEQNUM */
         props_set(&d->props, "DEVNAME", "/run/x/loop9", PROP_KERNEL);
@@ -572,6 +632,7 @@ static void test_export_order(void)
         }
         CHECK_INT(i, ELEMENTSOF(want2));
         props_clear(&p);
+        check_each_matches(d, "/tmp/d/", NULL, 0);
 
         char *none[] = {NULL}, *empty[] = {"", NULL};
         CHECK(export_tags_string(NULL) == NULL);
