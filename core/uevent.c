@@ -46,13 +46,6 @@ static bool has_control_chars(const char *s)
         return false;
 }
 
-static bool has_control_chars_n(const char *s, size_t n)
-{
-        for (size_t i = 0; i < n; i++)
-                if (is_control_char(s[i]))
-                        return true;
-        return false;
-}
 
 /* Absolute, no "." / ".." / empty component, no control characters. */
 static bool devpath_is_valid(const char *p)
@@ -157,20 +150,26 @@ int uevent_parse(const char *buf, size_t len, struct uevent **ret, const char **
                 n_entries++;
         if (p < end && props_reserve(&ev->props, (size_t)(end - p) + 2 * n_entries) < 0)
                 return -ENOMEM;
-        for (; p < end; p += strlen(p) + 1) {
-                const char *eq = strchr(p, '=');
-                if (*p == '\0' || !eq || eq == p) {
+        while (p < end) {
+                /* one pass over the key: its end, and whether it has a byte keys must not have */
+                const char *eq = p;
+                bool bad = false;
+                for (; *eq && *eq != '='; eq++)
+                        bad = bad || is_control_char(*eq) || *eq == ' ';
+                if (*eq != '=' || eq == p) {
                         *why = "entry without KEY=VALUE";
                         return -EBADMSG;
                 }
-                size_t keylen = (size_t)(eq - p);
-                if (has_control_chars_n(p, keylen) || memchr(p, ' ', keylen)) {
+                if (bad) {
                         *why = "bad character in a key";
                         return -EBADMSG;
                 }
-                r = props_set_n(&ev->props, p, keylen, eq + 1, PROP_KERNEL);
+                const char *value = eq + 1;
+                size_t vlen = strlen(value);
+                r = props_set_n(&ev->props, p, (size_t)(eq - p), value, PROP_KERNEL);
                 if (r < 0)
                         return r;
+                p = value + vlen + 1;
         }
 
         const char *action = props_get(&ev->props, "ACTION");
