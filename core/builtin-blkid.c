@@ -169,7 +169,6 @@ static int parse_args(int argc, char **argv, blkid_probe pr, int64_t *offset, bo
 
 int builtin_blkid(struct builtin_ctx *ctx, struct device *dev, int argc, char **argv, bool test)
 {
-        (void)ctx;
         const char *devnode = device_get_property(dev, "DEVNAME");
         if (!devnode)
                 return log_debug_errno(ENOENT, "%s: blkid: no device node", dev->devpath);
@@ -192,6 +191,16 @@ int builtin_blkid(struct builtin_ctx *ctx, struct device *dev, int argc, char **
         );
         if (noraid)
                 blkid_probe_filter_superblocks_usage(pr, BLKID_FLTR_NOTIN, BLKID_USAGE_RAID);
+
+        /* A device that is gone must not be opened through its node: opening a loop (or md) node
+         * of a missing minor makes the kernel create that device again (legacy autoload), so an
+         * add event processed late, from a backlog, would bring back a removed device. */
+        int sysfd = device_sysfd(dev, ctx->sysfs_root);
+        struct stat st;
+        if ((sysfd == -ENOENT || (sysfd >= 0 && faccessat(sysfd, "dev", F_OK, 0) < 0 && errno == ENOENT)) &&
+            stat(devnode, &st) == 0 && S_ISBLK(st.st_mode))
+                return log_debug_errno(ENODEV, "%s: blkid: the device is gone, not opening %s", dev->devpath,
+                                       devnode), 0;
 
         _cleanup_close_ int fd = open(devnode, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
         if (fd < 0) {

@@ -215,10 +215,11 @@ static void wait_idle(struct ctrl_conn *c)
         s->n_wait_idle++;
 }
 
-void ctrl_server_notify_idle(struct ctrl_server *s)
+unsigned ctrl_server_notify_idle(struct ctrl_server *s)
 {
+        unsigned answered = 0;
         if (!s || s->n_wait_idle == 0)
-                return;
+                return 0;
         for (struct ctrl_conn *c = s->conns, *next; c; c = next) {
                 next = c->next;
                 if (!c->wait_idle)
@@ -226,9 +227,11 @@ void ctrl_server_notify_idle(struct ctrl_server *s)
                 c->wait_idle = false;
                 s->n_wait_idle--;
                 answer_idle(c);
+                answered++;
                 if (c->ended && !s->exit_requested)
                         conn_close(c);
         }
+        return answered;
 }
 
 static uid_t message_sender_uid(struct msghdr *mh)

@@ -108,8 +108,8 @@ int ctrl_server_new(sd_event *event, const char *path, const struct ctrl_ops *op
 int ctrl_server_new_from_fd(sd_event *event, int fd, const struct ctrl_ops *ops, void *userdata,
                             struct ctrl_server **ret);
 /* The event queue became empty: answers every client waiting for that. Cheap when none
- * waits; s may be NULL. */
-void ctrl_server_notify_idle(struct ctrl_server *s);
+ * waits; s may be NULL. Returns how many clients were answered. */
+unsigned ctrl_server_notify_idle(struct ctrl_server *s);
 /* Closes every connection (a client waiting after an exit request gets its answer), the
  * listening socket, and removes the socket file ctrl_server_new() made. Returns NULL. */
 struct ctrl_server *ctrl_server_free(struct ctrl_server *s);

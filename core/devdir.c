@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/openat2.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "devdir.h"
 #include "macros.h"
@@ -63,13 +66,23 @@ static int open_subdir(int dirfd, const char *comp, bool create)
         return fd;
 }
 
-int devdir_open_parent(int devfd, const char *name, bool create, int *ret_dirfd, const char **ret_leaf)
+/* The directories of a name, all in one openat2() call when they exist: it refuses symlinks and
+ * escapes by itself. -ENOSYS (and what a seccomp filter or an old kernel answer) means: walk. */
+static int open_dirs_at_once(int devfd, const char *dirs)
+{
+        struct open_how how = {
+                .flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+                .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+        };
+        long fd = syscall(SYS_openat2, devfd, dirs, &how, sizeof(how));
+        return fd >= 0 ? (int)fd : -errno;
+}
+
+/* Component by component, making what is missing with create. */
+static int walk_dirs(int devfd, const char *name, bool create)
 {
         _cleanup_close_ int fd = -1;
         const char *p = name;
-
-        if (!devdir_name_valid(name))
-                return -EINVAL;
 
         for (;;) {
                 const char *slash = strchr(p, '/');
@@ -79,22 +92,42 @@ int devdir_open_parent(int devfd, const char *name, bool create, int *ret_dirfd,
                 _cleanup_free_ char *comp = strndup(p, slash - p);
                 if (!comp)
                         return -ENOMEM;
+                /* O_NOFOLLOW on a symlink gives ELOOP; O_DIRECTORY on a file ENOTDIR. */
                 int sub = open_subdir(fd >= 0 ? fd : devfd, comp, create);
-                if (sub < 0) {
-                        /* O_NOFOLLOW on a symlink gives ELOOP; O_DIRECTORY on a file ENOTDIR. */
+                if (sub < 0)
                         return sub;
-                }
                 if (fd >= 0)
                         close(fd);
                 fd = sub;
                 p = slash + 1;
         }
-        /* a name directly in the root: the caller still gets an fd of its own */
-        if (fd < 0 && (fd = fcntl(devfd, F_DUPFD_CLOEXEC, 3)) < 0)
-                return -errno;
+        return TAKE_FD(fd);
+}
 
-        *ret_dirfd = TAKE_FD(fd);
-        *ret_leaf = p;
+int devdir_open_parent(int devfd, const char *name, bool create, int *ret_dirfd, const char **ret_leaf)
+{
+        int fd;
+
+        if (!devdir_name_valid(name))
+                return -EINVAL;
+
+        const char *last = strrchr(name, '/');
+        if (!last) {
+                /* a name directly in the root: the caller still gets an fd of its own */
+                if ((fd = fcntl(devfd, F_DUPFD_CLOEXEC, 3)) < 0)
+                        return -errno;
+        } else {
+                _cleanup_free_ char *dirs = strndup(name, last - name);
+                if (!dirs)
+                        return -ENOMEM;
+                fd = open_dirs_at_once(devfd, dirs);
+                if ((fd == -ENOENT && create) || fd == -ENOSYS || fd == -EPERM || fd == -E2BIG || fd == -EINVAL)
+                        fd = walk_dirs(devfd, name, create);
+                if (fd < 0)
+                        return fd;
+        }
+        *ret_dirfd = fd;
+        *ret_leaf = last ? last + 1 : name;
         return 0;
 }
 
@@ -160,6 +193,11 @@ int devdir_symlink_replace(int dirfd, const char *leaf, const char *target)
         char tmp[DEVDIR_TMP_SIZE];
         int r;
 
+        /* absent (the common case): made in place, atomically too */
+        if (symlinkat(target, dirfd, leaf) == 0)
+                return 1;
+        if (errno != EEXIST)
+                return -errno;
         if (fstatat(dirfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0) {
                 if (!S_ISLNK(st.st_mode))
                         return -EEXIST;
@@ -167,10 +205,6 @@ int devdir_symlink_replace(int dirfd, const char *leaf, const char *target)
                 if (devdir_readlink(dirfd, leaf, &old) == 0 && streq(old, target))
                         return 0;
         } else if (errno != ENOENT)
-                return -errno;
-        else if (symlinkat(target, dirfd, leaf) == 0)
-                return 1; /* absent: made in place, atomically too */
-        else if (errno != EEXIST)
                 return -errno;
 
         for (int attempt = 0;; attempt++) {

@@ -25,7 +25,8 @@ bool devdir_name_valid(const char *name);
 
 /* Opens the directory that holds the last component of name (a valid name) and returns its
  * fd in *ret_dirfd (O_CLOEXEC, owned by the caller) and a pointer to the last component
- * (into name) in *ret_leaf. With create, missing directories are made with mode 0755
+ * (into name) in *ret_leaf. Existing directories are opened in one openat2() call that
+ * refuses symlinks; the component walk is the fallback (and makes what is missing). With create, missing directories are made with mode 0755
  * (exactly, whatever the umask). An intermediate component that is a symlink or not a
  * directory fails with -ENOTDIR (-ELOOP on some kernels); missing ones without create fail
  * with -ENOENT. */

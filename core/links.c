@@ -12,6 +12,7 @@
 #include "links.h"
 #include "macros.h"
 #include "strv.h"
+#include "sysfs.h"
 
 #define CLAIMS_DIR "links"
 /* Device ids are short ("b8:0", "+subsys:sysname"); the bound only keeps records small. */
@@ -107,6 +108,36 @@ static int claims_root_open(int runfd, bool create)
                 return -errno;
         fd = openat(runfd, CLAIMS_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         return fd >= 0 ? fd : -errno;
+}
+
+/* <run>/links, opened on first need: the fast paths name their entries through runfd
+ * ("links/<escaped link>[/<escaped id>]"; only root writes in the run directory). */
+struct claims_root {
+        int runfd;
+        bool create; /* make it when absent */
+        int fd;      /* -1 until opened */
+        int error;   /* -errno of a failed open */
+};
+
+#define CLAIMS_ROOT(run, make) ((struct claims_root){.runfd = (run), .create = (make), .fd = -1})
+
+static int claims_root_fd(struct claims_root *cr)
+{
+        if (cr->fd < 0 && cr->error == 0) {
+                int fd = claims_root_open(cr->runfd, cr->create);
+                if (fd < 0)
+                        cr->error = fd;
+                else
+                        cr->fd = fd;
+        }
+        return cr->fd >= 0 ? cr->fd : cr->error;
+}
+
+static void claims_root_close(struct claims_root *cr)
+{
+        if (cr->fd >= 0)
+                close(cr->fd);
+        cr->fd = -1;
 }
 
 /* Opens <escaped link> in the claims root (<run>/links, an fd, or its -errno when it could not
@@ -302,27 +333,32 @@ static int dev_link_remove(int devfd, const char *link)
         return 0;
 }
 
-static int link_apply(int devfd, int root, const char *link, bool have_dir, struct claim *best);
+static int link_apply(int devfd, struct claims_root *cr, const char *link, bool have_dir, struct claim *best);
 
-/* Makes /dev/<link> match its claims. */
-static int link_resolve(int devfd, int root, const char *link)
+/* Makes /dev/<link> match the claims in its claim directory cdir (an fd, or -ENOENT). */
+static int link_resolve_at(int devfd, struct claims_root *cr, int cdir, const char *link)
 {
-        _cleanup_close_ int cdir = -1;
         struct claim best = {0};
         int r;
 
-        cdir = claims_dir_open(root, link, false, NULL);
         if (cdir < 0 && cdir != -ENOENT)
                 return cdir;
         r = cdir >= 0 ? claims_best(cdir, link, NULL, &best, NULL) : 0;
         if (r < 0)
                 return r;
-        return link_apply(devfd, root, link, cdir >= 0, r > 0 ? &best : NULL);
+        return link_apply(devfd, cr, link, cdir >= 0, r > 0 ? &best : NULL);
+}
+
+/* Makes /dev/<link> match its claims. */
+static int link_resolve(int devfd, struct claims_root *cr, const char *link)
+{
+        _cleanup_close_ int cdir = claims_dir_open(claims_root_fd(cr), link, false, NULL);
+        return link_resolve_at(devfd, cr, cdir, link);
 }
 
 /* Makes /dev/<link> point to the owner best (cleared here), or removes it when best is NULL;
  * have_dir tells whether the link's claim directory exists. */
-static int link_apply(int devfd, int root, const char *link, bool have_dir, struct claim *best)
+static int link_apply(int devfd, struct claims_root *cr, const char *link, bool have_dir, struct claim *best)
 {
         int r;
 
@@ -335,6 +371,7 @@ static int link_apply(int devfd, int root, const char *link, bool have_dir, stru
                 if (r < 0)
                         return r;
                 _cleanup_free_ char *esc = NULL;
+                int root = claims_root_fd(cr);
                 /* Fails harmlessly when a record or a temporary is still there. */
                 if (root >= 0 && escape_name(link, &esc) >= 0)
                         (void)unlinkat(root, esc, AT_REMOVEDIR);
@@ -360,28 +397,77 @@ static int link_apply(int devfd, int root, const char *link, bool have_dir, stru
         return r < 0 ? r : 0;
 }
 
+/* The common case of a link nobody claims: its claim directory is made now, so the new claim
+ * is its only one and is written in place (two syscalls, no temporary, nothing to compare).
+ * 1 when written, 0 when the directory exists (the caller takes the general path), -errno. */
+static int claim_write_fresh(int runfd, const char *esc, const char *entry, const char *record)
+{
+        _cleanup_free_ char *dir = path_join(CLAIMS_DIR, esc);
+        _cleanup_free_ char *path = dir ? path_join(dir, entry) : NULL;
+
+        if (!path)
+                return -ENOMEM;
+        if (mkdirat(runfd, dir, 0755) < 0) {
+                if (errno == EEXIST)
+                        return 0;
+                if (errno != ENOENT)
+                        return -errno;
+                /* the first claim of all: the claims root is missing too */
+                if (mkdirat(runfd, CLAIMS_DIR, 0755) < 0 && errno != EEXIST)
+                        return -errno;
+                if (mkdirat(runfd, dir, 0755) < 0)
+                        return errno == EEXIST ? 0 : -errno;
+        }
+        if (symlinkat(record, runfd, path) < 0) {
+                int r = -errno;
+                (void)unlinkat(runfd, dir, AT_REMOVEDIR);
+                return r;
+        }
+        return 1;
+}
+
+static int claim_record(int priority, uint64_t seq, const char *devname, const char *device_id, const char *link,
+                        char **ret)
+{
+        return asprintf(ret, "%d\n%" PRIu64 "\n%s\n%s\n%s", priority, seq, devname, device_id, link) < 0 ? -ENOMEM
+                                                                                                       : 0;
+}
+
 /* Writes device_id's claim on link. Returns 1 when it wrote one, with the link's owner now
  * (the best of the new claim and the others) in *ret_owner, which the caller clears; 0 when the
  * claim was already there unchanged (the owner is then not computed). */
-static int claim_write(int root, const char *link, const char *device_id, const char *devname, int priority,
-                       struct claim *ret_owner)
+static int claim_write(struct claims_root *cr, const char *link, const char *device_id, const char *devname,
+                       int priority, struct claim *ret_owner)
 {
         _cleanup_close_ int cdir = -1;
-        _cleanup_free_ char *entry = NULL, *record = NULL;
+        _cleanup_free_ char *esc = NULL, *entry = NULL, *record = NULL;
         struct claim mine = {0}, best = {0};
         uint64_t max_seq = 0;
         char tmp[DEVDIR_TMP_SIZE];
         bool created;
         int r, have_best = 0;
 
-        cdir = claims_dir_open(root, link, true, &created);
-        if (cdir < 0)
-                return cdir;
+        r = escape_name(link, &esc);
+        if (r < 0)
+                return r;
         r = escape_name(device_id, &entry);
         if (r < 0)
                 return r;
+        r = claim_record(priority, 1, devname, device_id, link, &record);
+        if (r < 0)
+                return r;
+        r = claim_write_fresh(cr->runfd, esc, entry, record);
+        if (r < 0)
+                return r;
+        if (r > 0)
+                goto owner; /* the only claim: its owner */
+        record = mfree(record);
 
-        /* A directory made just now holds nothing: no claim to compare with (the common case). */
+        cdir = claims_dir_open(claims_root_fd(cr), link, true, &created);
+        if (cdir < 0)
+                return cdir;
+
+        /* A directory made just now holds nothing: no claim to compare with. */
         if (!created) {
                 /* Unchanged claims keep their sequence number (their place among equals). */
                 if (claim_read(cdir, entry, &mine) >= 0) {
@@ -396,10 +482,10 @@ static int claim_write(int root, const char *link, const char *device_id, const 
                         return have_best;
         }
 
-        if (asprintf(&record, "%d\n%" PRIu64 "\n%s\n%s\n%s", priority, max_seq + 1, devname, device_id,
-                     link) < 0) {
+        r = claim_record(priority, max_seq + 1, devname, device_id, link, &record);
+        if (r < 0) {
                 claim_clear(&best);
-                return -ENOMEM;
+                return r;
         }
 
         for (int attempt = 0;; attempt++) {
@@ -419,6 +505,7 @@ static int claim_write(int root, const char *link, const char *device_id, const 
                 return r;
         }
 
+owner:;
         /* The owner: the new claim (newest) unless another one is better. */
         char *copy = strdup(record);
         if (!copy) {
@@ -441,23 +528,52 @@ static int claim_write(int root, const char *link, const char *device_id, const 
         return 1;
 }
 
-static int claim_drop(int root, const char *link, const char *device_id)
+/* Drops device_id's claim on link and fixes the link. The common case, a device that owns the
+ * link and is its only claimant, is settled without reading other claims: the /dev link is
+ * seen to point to the claim's node, the claim goes, the directory is found empty, then the
+ * /dev link and the directory go (in that order: a crash never leaves an unclaimed link).
+ * Everything else takes the general way (claim_drop + link_resolve). */
+static int claim_release(int devfd, struct claims_root *cr, const char *link, const char *device_id)
 {
-        _cleanup_close_ int cdir = -1;
-        _cleanup_free_ char *entry = NULL;
+        _cleanup_free_ char *esc = NULL, *entry = NULL, *dir = NULL, *target = NULL, *current = NULL;
+        _cleanup_strv_free_ char **others = NULL;
+        _cleanup_close_ int cdir = -1, pfd = -1;
+        struct claim mine;
+        const char *leaf;
         int r;
 
-        cdir = claims_dir_open(root, link, false, NULL);
-        if (cdir == -ENOENT)
-                return 0;
+        if (escape_name(link, &esc) < 0 || escape_name(device_id, &entry) < 0 || !(dir = path_join(CLAIMS_DIR, esc)))
+                return -ENOMEM;
+        cdir = openat(cr->runfd, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (cdir < 0)
-                return cdir;
-        r = escape_name(device_id, &entry);
+                return errno == ENOENT ? 0 : -errno; /* no claims: nothing of ours there */
+        if (claim_read(cdir, entry, &mine) < 0)
+                goto general; /* not claimed by us, or garbage */
+        r = devdir_relative_target(link, mine.devname, &target);
+        claim_clear(&mine);
+        if (r < 0)
+                goto general;
+        if (devdir_open_parent(devfd, link, false, &pfd, &leaf) < 0 || devdir_readlink(pfd, leaf, &current) < 0 ||
+            !streq(current, target))
+                goto general; /* owned by another claimant, or not as the claims say */
+        if (unlinkat(cdir, entry, 0) < 0 && errno != ENOENT)
+                return -errno;
+        r = list_dir(cdir, &others);
         if (r < 0)
                 return r;
-        if (unlinkat(cdir, entry, 0) < 0)
-                return errno == ENOENT ? 0 : -errno;
-        return 1;
+        if (others[0])
+                return link_resolve_at(devfd, cr, cdir, link); /* the next claimant takes it over */
+        if (unlinkat(pfd, leaf, 0) < 0 && errno != ENOENT)
+                return -errno;
+        devdir_prune_parents(devfd, link);
+        /* fails harmlessly when a temporary is still there */
+        (void)unlinkat(cr->runfd, dir, AT_REMOVEDIR);
+        return 0;
+
+general:
+        if (unlinkat(cdir, entry, 0) < 0 && errno != ENOENT)
+                return -errno;
+        return link_resolve_at(devfd, cr, cdir, link);
 }
 
 static void keep_first_error(int *ret, int r)
@@ -475,10 +591,9 @@ int links_update(int devfd, int runfd, const char *device_id, const char *devnam
                 return -EINVAL;
         if (list_empty(old_links) && list_empty(new_links))
                 return 0;
-        /* opened once for all links; made only when there is a claim to write */
-        _cleanup_close_ int root = claims_root_open(runfd, !list_empty(new_links));
-        if (root < 0 && root != -ENOENT)
-                return root;
+        /* opened once for all links when a slow path needs it; made only when there is a claim
+         * to write */
+        struct claims_root cr = CLAIMS_ROOT(runfd, !list_empty(new_links));
 
         for (char **l = old_links; l && *l; l++) {
                 if (strv_contains(new_links, *l))
@@ -487,10 +602,7 @@ int links_update(int devfd, int runfd, const char *device_id, const char *devnam
                         keep_first_error(&ret, -EINVAL);
                         continue;
                 }
-                r = claim_drop(root, *l, device_id);
-                keep_first_error(&ret, r);
-                if (r >= 0)
-                        keep_first_error(&ret, link_resolve(devfd, root, *l));
+                keep_first_error(&ret, claim_release(devfd, &cr, *l, device_id));
         }
 
         for (char **l = new_links; l && *l; l++) {
@@ -499,35 +611,38 @@ int links_update(int devfd, int runfd, const char *device_id, const char *devnam
                         continue;
                 }
                 struct claim owner;
-                r = claim_write(root, *l, device_id, devname, priority, &owner);
+                r = claim_write(&cr, *l, device_id, devname, priority, &owner);
                 keep_first_error(&ret, r);
                 if (r > 0)
-                        keep_first_error(&ret, link_apply(devfd, root, *l, true, &owner));
+                        keep_first_error(&ret, link_apply(devfd, &cr, *l, true, &owner));
                 else if (r == 0) /* unchanged: still repair the link */
-                        keep_first_error(&ret, link_resolve(devfd, root, *l));
+                        keep_first_error(&ret, link_resolve(devfd, &cr, *l));
         }
+        claims_root_close(&cr);
         return ret;
 }
 
 /* Calls fn for every claim directory: its fd, the link name (from a record, or unescaped from
  * the directory name; NULL when unknown) and the entries. */
-typedef int (*claims_dir_fn)(int devfd, int root, int cdir, const char *link, char **entries,
+typedef int (*claims_dir_fn)(int devfd, struct claims_root *cr, int cdir, const char *link, char **entries,
                              void *userdata);
 
 static int claims_foreach_dir(int devfd, int runfd, claims_dir_fn fn, void *userdata)
 {
-        _cleanup_close_ int root = -1;
         _cleanup_strv_free_ char **dirs = NULL;
+        struct claims_root cr = CLAIMS_ROOT(runfd, false);
         int ret = 0, r;
 
-        root = claims_root_open(runfd, false);
+        int root = claims_root_fd(&cr);
         if (root == -ENOENT)
                 return 0;
         if (root < 0)
                 return root;
         r = list_dir(root, &dirs);
-        if (r < 0)
+        if (r < 0) {
+                claims_root_close(&cr);
                 return r;
+        }
 
         for (char **d = dirs; *d; d++) {
                 _cleanup_close_ int cdir = openat(root, *d, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -554,7 +669,7 @@ static int claims_foreach_dir(int devfd, int runfd, claims_dir_fn fn, void *user
                 if (!link && (unescape_name(*d, &link) < 0 || !devdir_name_valid(link)))
                         link = mfree(link);
 
-                r = fn(devfd, root, cdir, link, entries, userdata);
+                r = fn(devfd, &cr, cdir, link, entries, userdata);
                 if (r < 0)
                         keep_first_error(&ret, r);
                 else if (ret >= 0)
@@ -565,6 +680,7 @@ static int claims_foreach_dir(int devfd, int runfd, claims_dir_fn fn, void *user
                         (void)unlinkat(root, *d, AT_REMOVEDIR);
                 }
         }
+        claims_root_close(&cr);
         return ret;
 }
 
@@ -572,7 +688,8 @@ struct remove_ctx {
         const char *device_id;
 };
 
-static int remove_one_dir(int devfd, int root, int cdir, const char *link, char **entries, void *userdata)
+static int remove_one_dir(int devfd, struct claims_root *cr, int cdir, const char *link, char **entries,
+                          void *userdata)
 {
         struct remove_ctx *ctx = userdata;
         int hits = 0;
@@ -587,7 +704,7 @@ static int remove_one_dir(int devfd, int root, int cdir, const char *link, char 
                         hits++;
         }
         if (hits && link)
-                return link_resolve(devfd, root, link);
+                return link_resolve(devfd, cr, link);
         return 0;
 }
 
@@ -606,21 +723,15 @@ int links_remove_all(int devfd, int runfd, const char *device_id, char **links)
 
         if (list_empty(links))
                 return 0;
-        _cleanup_close_ int root = claims_root_open(runfd, false);
-        if (root == -ENOENT)
-                return 0;
-        if (root < 0)
-                return root;
+        struct claims_root cr = CLAIMS_ROOT(runfd, false);
         for (char **l = links; *l; l++) {
                 if (!devdir_name_valid(*l)) {
                         keep_first_error(&ret, -EINVAL);
                         continue;
                 }
-                r = claim_drop(root, *l, device_id);
-                keep_first_error(&ret, r);
-                if (r >= 0)
-                        keep_first_error(&ret, link_resolve(devfd, root, *l));
+                keep_first_error(&ret, claim_release(devfd, &cr, *l, device_id));
         }
+        claims_root_close(&cr);
         return ret;
 }
 
@@ -629,7 +740,7 @@ struct gc_ctx {
         void *userdata;
 };
 
-static int gc_one_dir(int devfd, int root, int cdir, const char *link, char **entries, void *userdata)
+static int gc_one_dir(int devfd, struct claims_root *cr, int cdir, const char *link, char **entries, void *userdata)
 {
         struct gc_ctx *ctx = userdata;
         int dropped = 0, r;
@@ -654,7 +765,7 @@ static int gc_one_dir(int devfd, int root, int cdir, const char *link, char **en
                         dropped++;
         }
         if (link) {
-                r = link_resolve(devfd, root, link);
+                r = link_resolve(devfd, cr, link);
                 if (r < 0)
                         return r;
         }

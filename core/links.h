@@ -7,7 +7,8 @@
  *
  * Claims live in the run directory, so a daemon restart keeps them:
  *   <run>/links/<escaped link>/<escaped device id>
- * each a symlink (written atomically: temporary + rename) whose target is the record
+ * each a symlink (written atomically: in place as the first claim of a new directory, else as
+ * a temporary renamed over it) whose target is the record
  *   "<priority>\n<sequence>\n<devname>\n<device id>\n<link>"
  * The sequence number orders claims of one link (newest = highest); re-asserting an
  * unchanged claim keeps its place, so change events do not make links flap between devices.
@@ -16,7 +17,8 @@
  *
  * Links are relative symlinks inside the /dev root (devfd), made with devdir.c: never outside
  * the root, never replacing anything that is not a symlink (a device node, a file, a
- * directory), and their emptied parent directories are removed.
+ * directory), and their emptied parent directories are removed. A device that owns a link
+ * alone (the common case) makes and drops it without reading other claims.
  *
  * Both fds belong to the caller. Functions return 0/positive or -errno and do not log; when
  * several links are processed, every one is attempted and the first error is returned.

@@ -188,6 +188,29 @@ static int node_add_full(int devfd, const char *name, char type, dev_t devnum, m
         return link_r < 0 ? link_r : changed;
 }
 
+int node_add_absent(int devfd, const char *name, char type, dev_t devnum)
+{
+        _cleanup_close_ int dirfd = -1;
+        const char *leaf;
+        mode_t ifmt = type_bits(type);
+        int r;
+
+        if (!ifmt || !devdir_name_valid(name))
+                return -EINVAL;
+        r = devdir_open_parent(devfd, name, true, &dirfd, &leaf);
+        if (r < 0)
+                return r;
+        /* the M:m link first, as node_add() does (the record of a node devman made); the rules'
+         * node_add() makes it anyway when the name is taken */
+        r = node_link_devnum(devfd, name, type, devnum);
+        if (r < 0)
+                return r;
+        /* mknod() itself is the check: one call where a lookup first would take two */
+        if (mknodat(dirfd, leaf, ifmt | NODE_MODE_DEFAULT, devnum) < 0)
+                return errno == EEXIST ? 0 : -errno;
+        return 1;
+}
+
 int node_add(int devfd, const char *name, char type, dev_t devnum, mode_t mode, uid_t uid, gid_t gid)
 {
         return node_add_full(devfd, name, type, devnum, mode, uid, gid, true);

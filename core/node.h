@@ -35,6 +35,12 @@
  * could not be made, its -errno is returned and the node is in place. */
 int node_add(int devfd, const char *name, char type, dev_t devnum, mode_t mode, uid_t uid, gid_t gid);
 
+/* The node a device gets before its rules run (as devtmpfs would give it): when nothing has the
+ * name, the node is made 0600 (under the process umask; devmand's leaves it so) owned by the
+ * caller, with its "char/M:m" or "block/M:m" link. Anything already there is left alone.
+ * Returns 1 when the node was made, 0 when the name was taken, -errno. */
+int node_add_absent(int devfd, const char *name, char type, dev_t devnum);
+
 /* The same without touching the "char/M:m" or "block/M:m" link: for a node whose link the
  * caller made already (node_add earlier in the same event), only the node is brought to mode
  * and owner. */

@@ -96,11 +96,9 @@ static unsigned long parse_id(const char *s, unsigned long fallback)
  * will run and /dev lacks it: 1 when made, 0 when there was nothing to do, -errno. */
 static int make_node_before_rules(struct process_ctx *ctx, const char *name, char type, dev_t devnum)
 {
-        if (!ctx->rules || ctx->dry_run || ctx->devfd < 0 ||
-            faccessat(ctx->devfd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+        if (!ctx->rules || ctx->dry_run || ctx->devfd < 0)
                 return 0;
-        int r = node_add(ctx->devfd, name, type, devnum, NODE_MODE_DEFAULT, 0, 0);
-        return r < 0 ? r : 1;
+        return node_add_absent(ctx->devfd, name, type, devnum);
 }
 
 static void step_model(struct event_run *run)

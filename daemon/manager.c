@@ -55,6 +55,10 @@ enum {
 /* The largest kernel socket receive buffer an overflow may grow it to. */
 #define MAX_RCVBUF (128 * 1024 * 1024)
 
+/* How long <run>/queue outlives the last event: in a storm the queue empties between events,
+ * and the file would be made and removed for each of them. A settle request through the
+ * control socket removes it at once. */
+#define QUEUE_FILE_LINGER_USEC (2 * 1000ULL)
 /* How long the queue must stay empty before memory is trimmed. */
 #define IDLE_TRIM_USEC (250 * 1000ULL)
 /* Queued events up to which a new add event gets its node at once (process_make_node_early). */
@@ -63,8 +67,9 @@ enum {
 /* Events started per turn of the loop before the kernel socket is read again. */
 #define START_BATCH 64
 /* Within a batch, the kernel socket is read again when this much time passed since it last
- * was: a new add event gets its node when queued, so it must not wait for the whole batch. */
-#define KERNEL_REREAD_USEC 100
+ * was (about one event's processing): a new add event gets its node when queued, so it must
+ * not wait for the whole batch. */
+#define KERNEL_REREAD_USEC 25
 /* How often devices whose links or database entry could not be written are tried again; a
  * retry waits for a moment without running events, but not more than RETRY_MAX_DEFER times. */
 #define RETRY_INTERVAL_USEC (2 * 1000000ULL)
@@ -106,6 +111,9 @@ struct manager {
         bool reload_pending;  /* rules reload waits until no event runs (running events use them) */
         bool exec_stopped;    /* control: stop-exec-queue */
         bool queue_file;      /* <run>/queue exists */
+        sd_event_source *queue_file_source; /* removes it once the queue stayed empty a while */
+        uint64_t queue_drained_usec; /* when the queue last became empty, while the file lingers */
+        bool queue_file_armed;
         bool queue_file_failed; /* creating it failed (logged once until it works again) */
         bool resync_pending;  /* the kernel dropped events: rescan sysfs when the queue drains */
         bool exiting;
@@ -128,26 +136,83 @@ static bool queue_busy(const struct manager *m)
         return !event_queue_is_empty(&m->queue) || (m->resync_pending && !m->exiting);
 }
 
+static void remove_queue_file(struct manager *m)
+{
+        if (!m->queue_file || m->runfd < 0)
+                return;
+        if (unlinkat(m->runfd, "queue", 0) < 0 && errno != ENOENT)
+                log_warning("Could not remove %s/queue: %m", m->run_root);
+        m->queue_file = false;
+}
+
+static int on_queue_file_linger(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        struct manager *m = userdata;
+        m->queue_file_armed = false;
+        if (queue_busy(m))
+                return 0; /* busy again: the next drain arms us again */
+        uint64_t due = m->queue_drained_usec + QUEUE_FILE_LINGER_USEC;
+        if (now_usec() < due) { /* drained again since armed: not quiet long enough yet */
+                if (sd_event_source_set_time(s, due) >= 0 && sd_event_source_set_enabled(s, SD_EVENT_ONESHOT) >= 0) {
+                        m->queue_file_armed = true;
+                        return 0;
+                }
+        }
+        remove_queue_file(m);
+        return 0;
+}
+
+/* The queue drained: the file goes when no event comes for a moment (one timer armed per
+ * quiet period, as for the idle trim), or at once when there is no loop to wait in. */
+static void linger_queue_file(struct manager *m, bool now)
+{
+        m->queue_drained_usec = now_usec();
+        if (now || m->opt.once || m->exiting || !m->event) {
+                remove_queue_file(m);
+                return;
+        }
+        if (m->queue_file_armed)
+                return;
+        uint64_t when = m->queue_drained_usec + QUEUE_FILE_LINGER_USEC;
+        int r;
+        if (!m->queue_file_source) {
+                r = sd_event_add_time(m->event, &m->queue_file_source, CLOCK_MONOTONIC, when, 0, on_queue_file_linger,
+                                      m);
+                if (r >= 0)
+                        (void)sd_event_source_set_priority(m->queue_file_source, PRIORITY_START + 1);
+        } else {
+                r = sd_event_source_set_time(m->queue_file_source, when);
+                if (r >= 0)
+                        r = sd_event_source_set_enabled(m->queue_file_source, SD_EVENT_ONESHOT);
+        }
+        if (r < 0)
+                remove_queue_file(m);
+        else
+                m->queue_file_armed = true;
+}
+
 static void update_queue_file(struct manager *m)
 {
         bool want = queue_busy(m);
-        if (!want)
-                ctrl_server_notify_idle(m->ctrl); /* devmanadm settle waiting on the socket */
-        if (want == m->queue_file || m->runfd < 0)
+        if (!want) {
+                /* devmanadm settle waiting on the socket; a client answered now finds no file */
+                unsigned answered = ctrl_server_notify_idle(m->ctrl);
+                if (m->queue_file)
+                        linger_queue_file(m, answered > 0);
                 return;
-        if (want) {
-                int fd = openat(m->runfd, "queue", O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-                if (fd < 0) {
-                        if (!m->queue_file_failed)
-                                log_warning("Could not create %s/queue, settle will not wait: %m", m->run_root);
-                        m->queue_file_failed = true;
-                        return;
-                }
-                close(fd);
-                m->queue_file_failed = false;
-        } else if (unlinkat(m->runfd, "queue", 0) < 0 && errno != ENOENT)
-                log_warning("Could not remove %s/queue: %m", m->run_root);
-        m->queue_file = want;
+        }
+        if (m->queue_file || m->runfd < 0)
+                return;
+        int fd = openat(m->runfd, "queue", O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+        if (fd < 0) {
+                if (!m->queue_file_failed)
+                        log_warning("Could not create %s/queue, settle will not wait: %m", m->run_root);
+                m->queue_file_failed = true;
+                return;
+        }
+        close(fd);
+        m->queue_file_failed = false;
+        m->queue_file = true;
 }
 
 static void schedule_start(struct manager *m)
@@ -592,8 +657,12 @@ static void ctrl_ping(void *userdata)
 
 static bool ctrl_is_idle(void *userdata)
 {
-        read_kernel(userdata, UINT_MAX);
-        return !queue_busy(userdata);
+        struct manager *m = userdata;
+        read_kernel(m, UINT_MAX);
+        if (queue_busy(m))
+                return false;
+        remove_queue_file(m); /* the client answered "idle" finds no file either */
+        return true;
 }
 
 static const struct ctrl_ops ctrl_ops = {
@@ -736,6 +805,7 @@ struct manager *manager_free(struct manager *m)
                         process_event_abort(e);
         event_queue_clear(&m->queue);
         update_queue_file(m);
+        remove_queue_file(m); /* not left lingering */
         ctrl_server_free(m->ctrl);
         sd_event_source_unref(m->retry_source);
         publish_retry_free(m->retry);
@@ -750,6 +820,7 @@ struct manager *manager_free(struct manager *m)
         sd_event_source_unref(m->kernel_source);
         sd_event_source_unref(m->start_source);
         sd_event_source_unref(m->idle_source);
+        sd_event_source_unref(m->queue_file_source);
         uevent_listener_free(m->listener);
         model_free(m->model);
         sd_event_unref(m->event);

@@ -953,6 +953,24 @@ static void test_devmand(void)
         CHECK(d != NULL);
         udev_device_unref(d);
 
+        /* the queue file outlives the last event only briefly, and not a settle request */
+        provoke_kernel();
+        d = mon ? receive_null(mon, 3000) : NULL;
+        CHECK(d != NULL);
+        udev_device_unref(d);
+        CHECK(wait_for_file(RUN "/queue", false, 1000));
+        provoke_kernel();
+        /* (a foreign event right after the answer may queue again: then settle once more) */
+        bool gone = false;
+        for (int i = 0; i < 3 && !gone; i++) {
+                CHECK_INT(RUN_CMD(10000, NULL, (char *)devmanadm_path(), "--run=" RUN, "settle", "-t", "5"), 0);
+                gone = access(RUN "/queue", F_OK) < 0;
+        }
+        CHECK(gone);
+        d = mon ? receive_null(mon, 3000) : NULL;
+        CHECK(d != NULL);
+        udev_device_unref(d);
+
         /* exit through the control socket; the socket goes with the daemon */
         CHECK_INT(RUN_CMD(10000, NULL, (char *)devmanadm_path(), "--run=" RUN, "control", "--exit"), 0);
         int st = -1;

@@ -153,6 +153,24 @@ static void test_priority(void)
                                L("disk/by-label/data"), -5),
                   0);
         CHECK_STR(target_of("disk/by-label/data"), "../../sda1");
+
+        /* A claimant that does not own the link leaves: the owner keeps it, the claim is gone. */
+        CHECK_INT(links_remove_all(devfd, runfd, "b8:17", L("disk/by-label/data")), 0);
+        CHECK_STR(target_of("disk/by-label/data"), "../../sda1");
+        CHECK(!exists_at(runfd, "links/disk\\x2fby-label\\x2fdata/b8:17"));
+        CHECK(exists_at(runfd, "links/disk\\x2fby-label\\x2fdata/b8:1"));
+        /* The link was removed by hand: the last claimant leaving still clears everything. */
+        CHECK_INT(unlinkat(devfd, "disk/by-label/data", 0), 0);
+        CHECK_INT(links_remove_all(devfd, runfd, "b8:1", L("disk/by-label/data")), 0);
+        CHECK(!exists_at(devfd, "disk/by-label/data"));
+        CHECK(dir_is_empty(runfd, "links"));
+        /* A link someone pointed elsewhere by hand is not the claimant's to keep: it goes too. */
+        CHECK_INT(links_update(devfd, runfd, "b8:1", "sda1", NULL, L("disk/by-label/data"), 0), 0);
+        CHECK_INT(unlinkat(devfd, "disk/by-label/data", 0), 0);
+        CHECK_INT(symlinkat("../../other", devfd, "disk/by-label/data"), 0);
+        CHECK_INT(links_remove_all(devfd, runfd, "b8:1", L("disk/by-label/data")), 0);
+        CHECK(!exists_at(devfd, "disk/by-label/data"));
+        CHECK(dir_is_empty(runfd, "links"));
         teardown();
 }
 

@@ -172,6 +172,52 @@ static void test_add_basic(void)
         teardown();
 }
 
+static void test_add_absent(void)
+{
+        struct stat st;
+
+        if (geteuid() != 0) {
+                CHECK(!"node tests need root (CAP_MKNOD)");
+                return;
+        }
+        setup();
+        mode_t old_umask = umask(022); /* devmand's */
+
+        /* Nothing there: the node (0600 root) and its M:m link, parents made. */
+        CHECK_INT(node_add_absent(devfd, "input/event3", 'c', makedev(13, 67)), 1);
+        CHECK(lstat_at("input/event3", &st));
+        CHECK(S_ISCHR(st.st_mode));
+        CHECK_INT(st.st_rdev, makedev(13, 67));
+        CHECK_INT(st.st_mode & 07777, 0600);
+        CHECK_INT(st.st_uid, 0);
+        CHECK_STR(link_target("char/13:67"), "../input/event3");
+        CHECK_INT(node_add_absent(devfd, "loop9", 'b', makedev(7, 9)), 1);
+        CHECK_STR(link_target("block/7:9"), "../loop9");
+
+        /* Something has the name (a node with other permissions, a file): left alone. */
+        CHECK_INT(fchmodat(devfd, "loop9", 0660, 0), 0);
+        CHECK_INT(node_add_absent(devfd, "loop9", 'b', makedev(7, 9)), 0);
+        CHECK(lstat_at("loop9", &st));
+        CHECK_INT(st.st_mode & 07777, 0660);
+        int fd = openat(devfd, "ttyX", O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        CHECK(fd >= 0);
+        if (fd >= 0)
+                close(fd);
+        CHECK_INT(node_add_absent(devfd, "ttyX", 'c', makedev(4, 70)), 0);
+        CHECK(lstat_at("ttyX", &st));
+        CHECK(S_ISREG(st.st_mode));
+
+        /* Never through a symlink in the path, never with a bad name or type. */
+        CHECK_INT(symlinkat("/tmp", devfd, "evil"), 0);
+        int r = node_add_absent(devfd, "evil/sda", 'b', makedev(8, 0));
+        CHECK(r == -ELOOP || r == -ENOTDIR);
+        CHECK_INT(node_add_absent(devfd, "../sda", 'b', makedev(8, 0)), -EINVAL);
+        CHECK_INT(node_add_absent(devfd, "sda", 'x', makedev(8, 0)), -EINVAL);
+
+        umask(old_umask);
+        teardown();
+}
+
 static void test_add_existing(void)
 {
         struct stat st, st2;
@@ -463,5 +509,6 @@ static void test_random_names(void)
         teardown();
 }
 
-TEST_MAIN(TEST(test_name_valid), TEST(test_relative_target), TEST(test_add_basic), TEST(test_add_existing),
+TEST_MAIN(TEST(test_name_valid), TEST(test_relative_target), TEST(test_add_basic), TEST(test_add_absent),
+          TEST(test_add_existing),
           TEST(test_no_follow), TEST(test_remove), TEST(test_hostile_names), TEST(test_random_names))
