@@ -9,6 +9,7 @@
 
 #include "log.h"
 #include "model.h"
+#include "strfmt.h"
 #include "strv.h"
 #include "sysfs.h"
 
@@ -183,25 +184,28 @@ char *device_syspath(const struct device *d, const char *sysfs_root)
 
 int device_get_id(const struct device *d, char **ret)
 {
-        int r;
+        char a[STRFMT_UINT_MAX], b[STRFMT_UINT_MAX];
 
-        if (d->devnum_type && major(d->devnum) > 0)
-                r = asprintf(ret, "%c%u:%u", d->devnum_type, major(d->devnum), minor(d->devnum));
-        else if (d->ifindex > 0)
-                r = asprintf(ret, "n%d", d->ifindex);
+        /* built without printf: every event asks for its device's id several times */
+        if (d->devnum_type && major(d->devnum) > 0) {
+                const char type[2] = {d->devnum_type, '\0'};
+                *ret = strfmt_concat(type, strfmt_uint(a, major(d->devnum)), ":", strfmt_uint(b, minor(d->devnum)),
+                                     NULL);
+        } else if (d->ifindex > 0)
+                *ret = strfmt_concat("n", strfmt_uint(a, (unsigned)d->ifindex), NULL);
         else if (d->subsystem && streq(d->subsystem, "drivers")) {
                 /* /bus/<bus>/drivers/<driver>: the id names the driver's bus too */
                 const char *bus = startswith(d->devpath, "/bus/");
                 const char *slash = bus ? strchr(bus, '/') : NULL;
                 if (!slash)
                         return -EINVAL;
-                r = asprintf(ret, "+drivers:%.*s:%s", (int)(slash - bus), bus, d->sysname);
+                return asprintf(ret, "+drivers:%.*s:%s", (int)(slash - bus), bus, d->sysname) < 0 ? -ENOMEM : 0;
         } else if (d->subsystem)
                 /* the raw basename ("cciss!c0d0"), not the sysname with '!' turned into '/' */
-                r = asprintf(ret, "+%s:%s", d->subsystem, strrchr(d->devpath, '/') + 1);
+                *ret = strfmt_concat("+", d->subsystem, ":", strrchr(d->devpath, '/') + 1, NULL);
         else
                 return -ENODATA;
-        return r < 0 ? -ENOMEM : 0;
+        return *ret ? 0 : -ENOMEM;
 }
 
 const char *device_get_property(const struct device *d, const char *key)

@@ -22,5 +22,14 @@
 int export_properties(const struct device *d, const char *dev_root, const char *action, uint64_t seqnum,
                       struct props *ret);
 
+/* What export_each() hands over per entry: the key (keylen bytes, not NUL-terminated) and
+ * value, and the props flags export_properties() gives the entry. A negative return stops
+ * the walk and is returned. */
+typedef int (*export_emit_t)(void *userdata, const char *key, size_t keylen, const char *value, unsigned flags);
+/* The same set as export_properties(), in the same order, entry by entry, without building it
+ * (the monitor writes the entries straight into its message). 0, -ENOMEM, or emit's error. */
+int export_each(const struct device *d, const char *dev_root, const char *action, uint64_t seqnum, export_emit_t emit,
+                void *userdata);
+
 /* ":a:b:" for a non-empty tag list, NULL for an empty one (or on ENOMEM: check errno). */
 char *export_tags_string(char *const *tags);

@@ -8,6 +8,7 @@
 #include <sys/sysmacros.h>
 
 #include "log.h"
+#include "strfmt.h"
 #include "sysfs.h"
 
 enum subst {
@@ -355,30 +356,89 @@ static int join_prefixed(char *const *l, const char *prefix, char sep, char **re
 /* "/dev/" (dev_root + "/") */
 static char *dev_prefix(const char *dev_root)
 {
-        char *p;
-        return asprintf(&p, "%s/", dev_root ? dev_root : "/dev") < 0 ? NULL : p;
+        return strfmt_concat(dev_root ? dev_root : "/dev", "/", NULL);
+}
+
+/* The keys format_get_property() can derive from the record. */
+enum derived_key {
+        DERIVED_NONE,
+        DERIVED_DEVNAME,
+        DERIVED_DEVLINKS,
+        DERIVED_TAGS,
+        DERIVED_CURRENT_TAGS,
+        DERIVED_DEVPATH,
+        DERIVED_SUBSYSTEM,
+        DERIVED_DEVTYPE,
+        DERIVED_DRIVER,
+        DERIVED_MAJOR,
+        DERIVED_MINOR,
+        DERIVED_IFINDEX,
+};
+
+/* Rules ask for many keys per event: one switch on the first byte sorts out nearly all that
+ * cannot be derived ("ID_*", "DM_*") before any string compare. */
+static enum derived_key derived_key(const char *key)
+{
+        switch (key[0]) {
+        case 'D':
+                if (key[1] == 'R')
+                        return streq(key, "DRIVER") ? DERIVED_DRIVER : DERIVED_NONE;
+                if (key[1] != 'E' || key[2] != 'V')
+                        return DERIVED_NONE;
+                return streq(key, "DEVNAME")    ? DERIVED_DEVNAME
+                       : streq(key, "DEVLINKS") ? DERIVED_DEVLINKS
+                       : streq(key, "DEVPATH")  ? DERIVED_DEVPATH
+                       : streq(key, "DEVTYPE")  ? DERIVED_DEVTYPE
+                                                : DERIVED_NONE;
+        case 'T':
+                return streq(key, "TAGS") ? DERIVED_TAGS : DERIVED_NONE;
+        case 'C':
+                return streq(key, "CURRENT_TAGS") ? DERIVED_CURRENT_TAGS : DERIVED_NONE;
+        case 'S':
+                return streq(key, "SUBSYSTEM") ? DERIVED_SUBSYSTEM : DERIVED_NONE;
+        case 'M':
+                return streq(key, "MAJOR") ? DERIVED_MAJOR : streq(key, "MINOR") ? DERIVED_MINOR : DERIVED_NONE;
+        case 'I':
+                return streq(key, "IFINDEX") ? DERIVED_IFINDEX : DERIVED_NONE;
+        default:
+                return DERIVED_NONE;
+        }
+}
+
+bool format_property_is_derived(const char *key)
+{
+        return derived_key(key) != DERIVED_NONE;
+}
+
+static const char *uint_string(uint64_t v, char **buf)
+{
+        char b[STRFMT_UINT_MAX];
+        return (*buf = strdup(strfmt_uint(b, v)));
 }
 
 const char *format_get_property(struct device *dev, const char *dev_root, const char *key, char **buf)
 {
+        enum derived_key k = derived_key(key);
+        const char *v;
+
         *buf = NULL;
-        /* rules ask for many keys per event: only those that can be derived are compared */
-        bool derivable = (key[0] && strchr("DTCSM", key[0])) || streq(key, "IFINDEX");
-        if (!derivable)
+        switch (k) {
+        case DERIVED_NONE:
                 return props_get(&dev->props, key);
-        if (streq(key, "DEVNAME")) {
-                const char *v = props_get(&dev->props, key);
+        case DERIVED_DEVNAME:
+                v = props_get(&dev->props, key);
                 if (v || !dev->devname)
                         return v;
                 if (dev->devname[0] == '/')
                         return dev->devname;
-                return asprintf(buf, "%s/%s", dev_root ? dev_root : "/dev", dev->devname) < 0 ? NULL : *buf;
-        }
-        if (streq(key, "DEVLINKS") || streq(key, "TAGS") || streq(key, "CURRENT_TAGS")) {
+                return (*buf = strfmt_concat(dev_root ? dev_root : "/dev", "/", dev->devname, NULL));
+        case DERIVED_DEVLINKS:
+        case DERIVED_TAGS:
+        case DERIVED_CURRENT_TAGS: {
                 struct device_udev *u = dev->udev;
                 if (!u)
                         return NULL;
-                if (streq(key, "DEVLINKS")) {
+                if (k == DERIVED_DEVLINKS) {
                         if (!u->links || !u->links[0])
                                 return NULL;
                         _cleanup_free_ char *prefix = dev_prefix(dev_root);
@@ -386,35 +446,40 @@ const char *format_get_property(struct device *dev, const char *dev_root, const 
                                 return NULL;
                         return *buf;
                 }
-                char **tags = streq(key, "TAGS") ? u->tags : u->current_tags;
+                char **tags = k == DERIVED_TAGS ? u->tags : u->current_tags;
                 if (!tags || !tags[0])
                         return NULL;
                 /* ":a:b:" */
                 _cleanup_free_ char *j = NULL;
-                if (join_prefixed(tags, NULL, ':', &j) < 0 || asprintf(buf, ":%s:", j) < 0)
-                        return (*buf = NULL);
-                return *buf;
+                if (join_prefixed(tags, NULL, ':', &j) < 0)
+                        return NULL;
+                return (*buf = strfmt_concat(":", j, ":", NULL));
+        }
+        default:
+                break;
         }
 
-        const char *v = props_get(&dev->props, key);
+        v = props_get(&dev->props, key);
         if (v)
                 return v;
-
-        if (streq(key, "DEVPATH"))
+        switch (k) {
+        case DERIVED_DEVPATH:
                 return dev->devpath;
-        if (streq(key, "SUBSYSTEM"))
+        case DERIVED_SUBSYSTEM:
                 return dev->subsystem;
-        if (streq(key, "DEVTYPE"))
+        case DERIVED_DEVTYPE:
                 return dev->devtype;
-        if (streq(key, "DRIVER"))
+        case DERIVED_DRIVER:
                 return dev->driver;
-        if (streq(key, "MAJOR") && dev->devnum_type)
-                return asprintf(buf, "%u", major(dev->devnum)) < 0 ? NULL : *buf;
-        if (streq(key, "MINOR") && dev->devnum_type)
-                return asprintf(buf, "%u", minor(dev->devnum)) < 0 ? NULL : *buf;
-        if (streq(key, "IFINDEX") && dev->ifindex > 0)
-                return asprintf(buf, "%d", dev->ifindex) < 0 ? NULL : *buf;
-        return NULL;
+        case DERIVED_MAJOR:
+                return dev->devnum_type ? uint_string(major(dev->devnum), buf) : NULL;
+        case DERIVED_MINOR:
+                return dev->devnum_type ? uint_string(minor(dev->devnum), buf) : NULL;
+        case DERIVED_IFINDEX:
+                return dev->ifindex > 0 ? uint_string((unsigned)dev->ifindex, buf) : NULL;
+        default:
+                return NULL;
+        }
 }
 
 /* The attribute value for %s{attr}: of the device, else of the matched parent. */

@@ -54,6 +54,8 @@ void format_strip_trailing(char *s);
  * IFINDEX, DEVNAME as an absolute path below dev_root, DEVLINKS, TAGS, CURRENT_TAGS).
  * Returns a borrowed pointer, or one owned by *buf (freed by the caller); NULL when absent. */
 const char *format_get_property(struct device *dev, const char *dev_root, const char *key, char **buf);
+/* Whether format_get_property() can give key a value the property set does not have. */
+bool format_property_is_derived(const char *key);
 
 /* Resolves "[subsystem/sysname]attr": with read_value the attribute's value (trailing whitespace
  * stripped), else its path (for "[subsystem/sysname]" alone the device's sysfs directory).

@@ -8,6 +8,7 @@
 
 #include "hashmap.h"
 #include "log.h"
+#include "strfmt.h"
 #include "strv.h"
 #include "sysfs.h"
 #include "sysdir-cache.h"
@@ -479,8 +480,11 @@ static int set_devname_property(const struct model *m, struct device *d)
 {
         if (!d->devname)
                 return props_set(&d->props, "DEVNAME", NULL, 0);
-        return props_setf(&d->props, "DEVNAME", PROP_KERNEL, "%s/%s", streq(m->dev_root, "/") ? "" : m->dev_root,
-                          d->devname);
+        /* set for every event: no printf */
+        _cleanup_free_ char *v = strfmt_concat(streq(m->dev_root, "/") ? "" : m->dev_root, "/", d->devname, NULL);
+        if (!v)
+                return -ENOMEM;
+        return props_set(&d->props, "DEVNAME", v, PROP_KERNEL);
 }
 
 /* Derives the record's fields from its kernel properties (after a sysfs read or a uevent). */
@@ -961,9 +965,17 @@ int model_scan(struct model *m)
 /* Keys that describe the event, not the device. */
 static bool event_only_key(const char *entry)
 {
-        size_t kl = props_key_len(entry);
-        return (kl == 6 && strncmp(entry, "ACTION", 6) == 0) || (kl == 6 && strncmp(entry, "SEQNUM", 6) == 0) ||
-               (kl == 11 && strncmp(entry, "DEVPATH_OLD", 11) == 0);
+        /* with its '=': the whole key, and strncmp stops at a shorter entry's end */
+        switch (entry[0]) {
+        case 'A':
+                return strncmp(entry, "ACTION=", 7) == 0;
+        case 'S':
+                return strncmp(entry, "SEQNUM=", 7) == 0;
+        case 'D':
+                return strncmp(entry, "DEVPATH_OLD=", 12) == 0;
+        default:
+                return false;
+        }
 }
 
 static int overlay_event(struct model *m, struct device *d, const struct uevent *ev)
@@ -1173,6 +1185,8 @@ static int apply_from_event(struct model *m, const struct uevent *ev, struct dev
         }
 
         props_unset_flagged(&d->props, PROP_KERNEL);
+        if ((r = props_reserve(&d->props, ev->props.len)) < 0)
+                return r;
         r = props_merge(&d->props, &ev->props, PROP_KERNEL, event_only_key);
         if (r < 0)
                 return r;

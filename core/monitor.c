@@ -68,37 +68,59 @@ struct wire_header {
 };
 _Static_assert(sizeof(struct wire_header) == MONITOR_HEADER_SIZE, "libudev monitor header size");
 
+/* The message being built: header room first, then "KEY=VALUE\0" entries. */
+struct message {
+        char *buf;
+        size_t len, cap;
+};
+
+static int emit_entry(void *userdata, const char *key, size_t keylen, const char *value, unsigned flags)
+{
+        struct message *m = userdata;
+        size_t vlen = strlen(value), need = keylen + 1 + vlen + 1;
+        (void)flags;
+        if (m->len + need > MONITOR_MESSAGE_MAX)
+                return -EMSGSIZE; /* libudev would drop it: no need to go on */
+        if (m->len + need > m->cap) {
+                size_t cap = m->cap * 2;
+                while (cap < m->len + need)
+                        cap *= 2;
+                char *b = realloc(m->buf, cap);
+                if (!b)
+                        return -ENOMEM;
+                m->buf = b;
+                m->cap = cap;
+        }
+        char *q = m->buf + m->len;
+        memcpy(q, key, keylen);
+        q[keylen] = '=';
+        memcpy(q + keylen + 1, value, vlen + 1);
+        m->len += need;
+        return 0;
+}
+
 int monitor_build_message(const char *dev_root, const char *action, const struct device *d, uint64_t seqnum,
                           char **ret, size_t *ret_len)
 {
         if (!d->subsystem || seqnum == 0 || !action)
                 return -EINVAL;
 
-        struct props p = PROPS_INIT;
-        int r = export_properties(d, dev_root, action, seqnum, &p);
-        if (r < 0)
-                return r;
-
-        size_t plen = 0, it = 0;
-        const char *entry;
-        while (props_next(&p, &it, &entry, NULL))
-                plen += strlen(entry) + 1;
-        if (sizeof(struct wire_header) + plen > MONITOR_MESSAGE_MAX) {
-                props_clear(&p);
-                return -EMSGSIZE;
-        }
-
-        char *buf = malloc(sizeof(struct wire_header) + plen);
-        if (!buf) {
-                props_clear(&p);
+        /* the record's entries plus what export adds: one allocation, nearly always */
+        struct message msg = {.len = sizeof(struct wire_header), .cap = sizeof(struct wire_header) + d->props.len + 256};
+        msg.buf = malloc(msg.cap);
+        if (!msg.buf)
                 return -ENOMEM;
+        int r = export_each(d, dev_root, action, seqnum, emit_entry, &msg);
+        if (r < 0) {
+                free(msg.buf);
+                return r;
         }
         struct wire_header h = {
                 .prefix = "libudev",
                 .magic = htonl(MONITOR_MAGIC),
                 .header_size = sizeof(h),
                 .properties_off = sizeof(h),
-                .properties_len = (uint32_t)plen,
+                .properties_len = (uint32_t)(msg.len - sizeof(h)),
                 .filter_subsystem_hash = htonl(monitor_string_hash32(d->subsystem)),
                 .filter_devtype_hash = d->devtype ? htonl(monitor_string_hash32(d->devtype)) : 0,
         };
@@ -110,14 +132,9 @@ int monitor_build_message(const char *dev_root, const char *action, const struct
                 h.filter_tag_bloom_hi = htonl((uint32_t)(bloom >> 32));
                 h.filter_tag_bloom_lo = htonl((uint32_t)(bloom & 0xffffffffU));
         }
-        memcpy(buf, &h, sizeof(h));
-        char *q = buf + sizeof(h);
-        it = 0;
-        while (props_next(&p, &it, &entry, NULL))
-                q = stpcpy(q, entry) + 1;
-        props_clear(&p);
-        *ret = buf;
-        *ret_len = sizeof(h) + plen;
+        memcpy(msg.buf, &h, sizeof(h));
+        *ret = msg.buf;
+        *ret_len = msg.len;
         return 0;
 }
 

@@ -117,8 +117,10 @@ static void step_model(struct event_run *run)
         if (ctx->global_props && props_merge(&run->dev->props, ctx->global_props, PROP_GLOBAL, NULL) < 0)
                 run->result = log_oom();
         /* The event's own keys are properties while it is processed, as in udev ($env{ACTION},
-         * ENV{SEQNUM}, builtins that look at ACTION); finish() drops them again. */
-        if (props_set(&run->dev->props, "ACTION", uevent_action_to_string(action_of(run)), PROP_KERNEL) < 0 ||
+         * ENV{SEQNUM}, builtins that look at ACTION); finish() drops them again. The record's set
+         * was shrunk after its last event: room for these and for what rules add, in one step. */
+        if (props_reserve(&run->dev->props, 256) < 0 ||
+            props_set(&run->dev->props, "ACTION", uevent_action_to_string(action_of(run)), PROP_KERNEL) < 0 ||
             (run->event->uevent->seqnum &&
              props_set_uint(&run->dev->props, "SEQNUM", run->event->uevent->seqnum, PROP_KERNEL) < 0))
                 run->result = log_oom();

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "macros.h"
+#include "strfmt.h"
 
 void props_clear(struct props *p)
 {
@@ -25,7 +26,7 @@ int props_copy(struct props *dst, const struct props *src)
                 memcpy(n.buf, src->buf, src->len);
                 n.len = n.cap = src->len;
                 n.n = src->n;
-                n.keys = src->keys;
+                memcpy(n.keys, src->keys, sizeof(n.keys));
         }
         props_clear(dst);
         *dst = n;
@@ -53,42 +54,90 @@ size_t props_key_len(const char *entry)
         return eq ? (size_t)(eq - entry) : strlen(entry);
 }
 
-/* The key's bit in struct props' keys: a small hash of its length and bytes. */
-static uint64_t key_bit(const char *key, size_t keylen)
+/* The key's bit in struct props' keys (0..127): a hash of its length and of its last and middle
+ * bytes (the bytes that differ most among "ID_..." keys). Computed for every get and set, so it
+ * reads two bytes rather than the whole key. */
+static unsigned key_slot(const char *key, size_t keylen)
 {
-        uint32_t h = (uint32_t)keylen * 2654435761u;
-        for (size_t i = 0; i < keylen; i++)
-                h = (h ^ (unsigned char)key[i]) * 16777619u;
-        return UINT64_C(1) << (h >> 26);
+        if (keylen == 0)
+                return 0;
+        uint32_t h = (uint32_t)keylen * 0x9e3779b1u ^ (unsigned char)key[keylen - 1] * 0x85ebca77u ^
+                     (unsigned char)key[keylen / 2] * 0xc2b2ae3du;
+        return h >> 25;
 }
 
-/* Offset of the entry (its flags byte) for key, or -1. */
-static ssize_t find(const struct props *p, const char *key, size_t keylen)
+static bool slot_set(const struct props *p, unsigned slot)
+{
+        return p->keys[slot >> 6] & (UINT64_C(1) << (slot & 63));
+}
+
+static void slot_add(struct props *p, unsigned slot)
+{
+        p->keys[slot >> 6] |= UINT64_C(1) << (slot & 63);
+}
+
+unsigned props_key_slot(const char *key, size_t keylen)
+{
+        return key_slot(key, keylen);
+}
+
+bool props_slot_may_exist(const struct props *p, unsigned slot)
+{
+        return slot < 128 && slot_set(p, slot);
+}
+
+/* Each entry: flags byte, length byte, "KEY=VALUE", NUL. The length byte holds the length of
+ * "KEY=VALUE" when it is below ENTRY_LONG (nearly always), so a scan steps over entries without
+ * strlen(); ENTRY_LONG means "measure it". */
+#define ENTRY_HDR 2
+#define ENTRY_LONG 255u
+
+static size_t entry_len(const struct props *p, size_t off)
+{
+        unsigned l = (unsigned char)p->buf[off + 1];
+        return l < ENTRY_LONG ? l : strlen(p->buf + off + ENTRY_HDR);
+}
+
+/* Bytes the entry at off occupies, header and NUL included. */
+static size_t entry_size(const struct props *p, size_t off)
+{
+        return ENTRY_HDR + entry_len(p, off) + 1;
+}
+
+/* Offset of the entry (its flags byte) for key, whose key_slot() is slot, or -1. */
+static ssize_t find_slot(const struct props *p, const char *key, size_t keylen, unsigned slot)
 {
         size_t off = 0;
-        if (!(p->keys & key_bit(key, keylen)))
+        if (!slot_set(p, slot))
                 return -1;
         while (off < p->len) {
-                const char *e = p->buf + off + 1;
-                size_t elen = strlen(e);
-                /* the '=' at keylen first: most entries fail there without a compare */
-                if (elen > keylen && e[keylen] == '=' && memcmp(e, key, keylen) == 0)
+                const char *e = p->buf + off + ENTRY_HDR;
+                size_t elen = entry_len(p, off);
+                /* the '=' at keylen first: most entries fail there without a compare; keys of
+                 * the same length often share a prefix ("ID_"), rarely their last byte */
+                if (elen > keylen && e[keylen] == '=' && e[keylen - 1] == key[keylen - 1] &&
+                    memcmp(e, key, keylen) == 0)
                         return (ssize_t)off;
-                off += elen + 2;
+                off += ENTRY_HDR + elen + 1;
         }
         return -1;
+}
+
+static ssize_t find(const struct props *p, const char *key, size_t keylen)
+{
+        return find_slot(p, key, keylen, key_slot(key, keylen));
 }
 
 const char *props_get(const struct props *p, const char *key)
 {
         size_t keylen = strlen(key);
         ssize_t off = find(p, key, keylen);
-        return off < 0 ? NULL : p->buf + off + 1 + keylen + 1;
+        return off < 0 ? NULL : p->buf + off + ENTRY_HDR + keylen + 1;
 }
 
 static void remove_at(struct props *p, size_t off)
 {
-        size_t elen = strlen(p->buf + off + 1) + 2;
+        size_t elen = entry_size(p, off);
         memmove(p->buf + off, p->buf + off + elen, p->len - off - elen);
         p->len -= elen;
         p->n--;
@@ -106,37 +155,77 @@ int props_unset(struct props *p, const char *key)
 void props_unset_flagged(struct props *p, unsigned flags)
 {
         size_t off = 0;
-        p->keys = 0; /* rebuilt from what stays: the bits of removed keys go */
+        p->keys[0] = p->keys[1] = 0; /* rebuilt from what stays: the bits of removed keys go */
         while (off < p->len) {
                 if ((unsigned char)p->buf[off] & flags)
                         remove_at(p, off);
                 else {
-                        const char *e = p->buf + off + 1;
-                        p->keys |= key_bit(e, props_key_len(e));
-                        off += strlen(e) + 2;
+                        const char *e = p->buf + off + ENTRY_HDR;
+                        slot_add(p, key_slot(e, props_key_len(e)));
+                        off += entry_size(p, off);
                 }
         }
 }
 
-int props_set(struct props *p, const char *key, const char *value, unsigned flags)
+static bool points_into(const struct props *p, const char *s)
+{
+        return p->buf && s >= p->buf && s < p->buf + p->cap;
+}
+
+/* New room for at least bytes more, or -ENOMEM (also beyond struct props' 32-bit sizes). */
+static int grow(struct props *p, size_t bytes)
+{
+        size_t cap = p->cap ? p->cap : 64;
+        while (cap < (size_t)p->len + bytes)
+                cap *= 2;
+        if (cap > UINT32_MAX)
+                return -ENOMEM;
+        char *b = realloc(p->buf, cap);
+        if (!b)
+                return -ENOMEM;
+        p->buf = b;
+        p->cap = (uint32_t)cap;
+        return 0;
+}
+
+static int append_slot(struct props *p, const char *key, size_t keylen, unsigned slot, const char *value, size_t vlen,
+                       unsigned flags)
+{
+        size_t elen = keylen + 1 + vlen, need = ENTRY_HDR + elen + 1;
+        if ((size_t)p->len + need > p->cap) {
+                int r = grow(p, need);
+                if (r < 0)
+                        return r;
+        }
+        char *e = p->buf + p->len;
+        e[0] = (char)flags;
+        e[1] = (char)(elen < ENTRY_LONG ? elen : ENTRY_LONG);
+        memcpy(e + ENTRY_HDR, key, keylen);
+        e[ENTRY_HDR + keylen] = '=';
+        memcpy(e + ENTRY_HDR + keylen + 1, value, vlen + 1);
+        slot_add(p, slot);
+        p->len += (uint32_t)need;
+        p->n++;
+        return 0;
+}
+
+/* props_set() for the first keylen bytes of key, a key already checked to be valid. */
+static int set_n(struct props *p, const char *key, size_t keylen, const char *value, unsigned flags)
 {
         /* A key or value taken from this very set (props_get) moves when the buffer is
          * reallocated or an entry removed: work on copies then. */
-        if (p->buf && ((value && value >= p->buf && value < p->buf + p->cap) ||
-                       (key >= p->buf && key < p->buf + p->cap))) {
-                _cleanup_free_ char *k = strdup(key), *v = value ? strdup(value) : NULL;
+        if (points_into(p, key) || (value && points_into(p, value))) {
+                _cleanup_free_ char *k = strndup(key, keylen), *v = value ? strdup(value) : NULL;
                 if (!k || (value && !v))
                         return -ENOMEM;
-                return props_set(p, k, v, flags);
+                return set_n(p, k, keylen, v, flags);
         }
-        size_t keylen = strlen(key);
-
-        if (keylen == 0 || strchr(key, '='))
-                return -EINVAL;
-        ssize_t off = find(p, key, keylen);
+        unsigned slot = key_slot(key, keylen);
+        ssize_t off = find_slot(p, key, keylen, slot);
+        size_t vlen = value ? strlen(value) : 0;
         if (off >= 0) {
-                const char *old = p->buf + off + 1 + keylen + 1;
-                if (value && strcmp(old, value) == 0) {
+                const char *old = p->buf + off + ENTRY_HDR + keylen + 1;
+                if (value && entry_len(p, (size_t)off) == keylen + 1 + vlen && memcmp(old, value, vlen) == 0) {
                         p->buf[off] = (char)flags;
                         return 0;
                 }
@@ -144,43 +233,47 @@ int props_set(struct props *p, const char *key, const char *value, unsigned flag
         }
         if (!value)
                 return 0;
-        return props_append(p, key, keylen, value, flags);
+        return append_slot(p, key, keylen, slot, value, vlen, flags);
+}
+
+int props_set(struct props *p, const char *key, const char *value, unsigned flags)
+{
+        size_t keylen = strlen(key);
+        if (keylen == 0 || memchr(key, '=', keylen))
+                return -EINVAL;
+        return set_n(p, key, keylen, value, flags);
+}
+
+int props_set_n(struct props *p, const char *key, size_t keylen, const char *value, unsigned flags)
+{
+        if (keylen == 0 || memchr(key, '=', keylen) || memchr(key, '\0', keylen))
+                return -EINVAL;
+        return set_n(p, key, keylen, value, flags);
+}
+
+int props_reserve(struct props *p, size_t bytes)
+{
+        if (p->cap - p->len >= bytes)
+                return 0;
+        if (bytes > UINT32_MAX - p->len)
+                return -ENOMEM;
+        char *b = realloc(p->buf, p->len + bytes);
+        if (!b)
+                return -ENOMEM;
+        p->buf = b;
+        p->cap = (uint32_t)(p->len + bytes);
+        return 0;
 }
 
 int props_append(struct props *p, const char *key, size_t keylen, const char *value, unsigned flags)
 {
-        size_t need = 1 + keylen + 1 + strlen(value) + 1;
-        if (p->len + need > p->cap) {
-                size_t cap = p->cap ? p->cap : 64;
-                while (cap < p->len + need)
-                        cap *= 2;
-                char *b = realloc(p->buf, cap);
-                if (!b)
-                        return -ENOMEM;
-                p->buf = b;
-                p->cap = cap;
-        }
-        char *e = p->buf + p->len;
-        e[0] = (char)flags;
-        memcpy(e + 1, key, keylen);
-        e[1 + keylen] = '=';
-        strcpy(e + 2 + keylen, value);
-        p->keys |= key_bit(key, keylen);
-        p->len += need;
-        p->n++;
-        return 0;
+        return append_slot(p, key, keylen, key_slot(key, keylen), value, strlen(value), flags);
 }
 
 int props_set_uint(struct props *p, const char *key, uint64_t value, unsigned flags)
 {
-        char buf[21]; /* 2^64 - 1 has 20 digits */
-        char *q = buf + sizeof(buf) - 1;
-        *q = '\0';
-        do {
-                *--q = (char)('0' + value % 10);
-                value /= 10;
-        } while (value > 0);
-        return props_set(p, key, q, flags);
+        char buf[STRFMT_UINT_MAX];
+        return props_set(p, key, strfmt_uint(buf, value), flags);
 }
 
 int props_setf(struct props *p, const char *key, unsigned flags, const char *fmt, ...)
@@ -195,14 +288,19 @@ int props_setf(struct props *p, const char *key, unsigned flags, const char *fmt
         return props_set(p, key, v, flags);
 }
 
+size_t props_text_size(const struct props *p)
+{
+        return p->len - (size_t)p->n * ENTRY_HDR;
+}
+
 bool props_next(const struct props *p, size_t *it, const char **entry, unsigned *flags)
 {
         if (*it >= p->len)
                 return false;
         if (flags)
                 *flags = (unsigned char)p->buf[*it];
-        *entry = p->buf + *it + 1;
-        *it += strlen(*entry) + 2;
+        *entry = p->buf + *it + ENTRY_HDR;
+        *it += entry_size(p, *it);
         return true;
 }
 
@@ -214,10 +312,8 @@ int props_merge(struct props *dst, const struct props *src, unsigned flags, bool
                 if (skip && skip(entry))
                         continue;
                 size_t kl = props_key_len(entry);
-                _cleanup_free_ char *key = strndup(entry, kl);
-                if (!key)
-                        return -ENOMEM;
-                int r = props_set(dst, key, entry + kl + 1, flags);
+                /* src's entries are valid keys; set_n() copies them when src is dst */
+                int r = set_n(dst, entry, kl, entry + kl + 1, flags);
                 if (r < 0)
                         return r;
         }

@@ -13,6 +13,7 @@
 
 #include "cmdline.h"
 #include "format.h"
+#include "glob-match.h"
 #include "log.h"
 #include "strv.h"
 #include "sysfs.h"
@@ -85,7 +86,7 @@ static int subst(struct rules_exec *x, const char *s, bool replace_ws, char **re
         return format_apply(&c, s, replace_ws, ret);
 }
 
-static bool pattern_matches(const struct rule_token *t, const char *s)
+static inline __attribute__((always_inline)) bool pattern_matches(const struct rule_token *t, const char *s)
 {
         s = strempty(s);
         switch (t->match_type) {
@@ -96,15 +97,19 @@ static bool pattern_matches(const struct rule_token *t, const char *s)
         default:
                 if (*s == '\0' && t->match_empty)
                         return true;
-                for (unsigned i = 0; i < t->n_alts; i++)
-                        if (t->alts[i].glob ? fnmatch(t->alts[i].s, s, 0) == 0 : streq(t->alts[i].s, s))
+                for (unsigned i = 0; i < t->n_alts; i++) {
+                        const struct rule_alt *a = &t->alts[i];
+                        /* literals: the first byte settles most of them without a call */
+                        if (a->glob ? glob_match(a->s, s) : a->s[0] == s[0] && streq(a->s, s))
                                 return true;
+                }
                 return false;
         }
 }
 
-/* A token's verdict on one string: == wants a match, != wants none. */
-static bool token_match(const struct rule_token *t, const char *s)
+/* A token's verdict on one string: == wants a match, != wants none. Inlined, as is
+ * pattern_matches(): rules evaluate tens of thousands of these per second of events. */
+static inline __attribute__((always_inline)) bool token_match(const struct rule_token *t, const char *s)
 {
         return pattern_matches(t, s) == (t->op == RULE_OP_MATCH);
 }
@@ -965,11 +970,18 @@ static int assign_run(struct rules_exec *x, const struct rule_line *l, const str
 /* Evaluates one token on dev (the event device, or a candidate parent for parent tokens).
  * 1: it holds (matches) or was applied, 0: it does not hold, -EAGAIN: a program must run
  * first (the token is evaluated again once its outcome is in), -ENOMEM. */
+/* free() for apply_token()'s buffer, which most tokens never use: no call for them. */
+static inline void free_if_set(char **p)
+{
+        if (*p)
+                free(*p);
+}
+
 static int apply_token(struct rules_exec *x, const struct rule_line *l, const struct rule_token *t,
                        struct device *dev)
 {
         struct device_udev *u = x->dev->udev;
-        _cleanup_free_ char *buf = NULL;
+        _cleanup_(free_if_set) char *buf = NULL;
         int r;
 
         switch ((enum rule_token_type)t->type) {
@@ -1237,7 +1249,7 @@ static int apply_line(struct rules_exec *x, const struct rule_line *l)
 static int trace_add(struct rules_exec *x, const struct rule_line *l)
 {
         if (x->n_trace == x->cap_trace) {
-                size_t cap = x->cap_trace ? x->cap_trace * 2 : 32;
+                size_t cap = x->cap_trace ? x->cap_trace * 2 : 64; /* stock rules match ~30 lines */
                 const struct rule_line **n = realloc(x->trace, cap * sizeof(*n));
                 if (!n)
                         return -ENOMEM;
@@ -1248,6 +1260,44 @@ static int trace_add(struct rules_exec *x, const struct rule_line *l)
         return 0;
 }
 
+/* The first line from i on that the line mask and the pre-filter let through (or n_lines).
+ * Most lines of the stock rules are skipped here: the event's side is kept in locals. */
+static size_t next_candidate(const struct rules_exec *x, size_t i)
+{
+        const struct rule_line *lines = x->rules->lines;
+        size_t n = x->rules->n_lines;
+        unsigned mask = x->line_mask;
+
+        if (!x->prefilter) {
+                while (i < n && !(lines[i].flags & mask))
+                        i++;
+                return i;
+        }
+        const unsigned needs = LINE_NEEDS_SUBSYSTEM | LINE_NEEDS_ACTION | LINE_NEEDS_KERNEL | LINE_NEEDS_ENV;
+        bool has_subsystem = x->dev->subsystem;
+        uint32_t subsystem_hash = x->subsystem_hash, action_hash = x->action_hash;
+        uint32_t kernel_bit = rules_prefilter_first_bit(x->dev->sysname[0]);
+        for (; i < n; i++) {
+                const struct rule_line *l = &lines[i];
+                unsigned f = l->flags;
+                if (!(f & mask))
+                        continue;
+                if (!(f & needs))
+                        return i;
+                if ((f & LINE_NEEDS_SUBSYSTEM) && (!has_subsystem || l->subsystem_hash != subsystem_hash))
+                        continue;
+                if ((f & LINE_NEEDS_ACTION) && l->action_hash != action_hash)
+                        continue;
+                if ((f & LINE_NEEDS_KERNEL) && !(l->kernel_first & kernel_bit))
+                        continue;
+                /* the set changes as lines run: looked at now */
+                if ((f & LINE_NEEDS_ENV) && !props_slot_may_exist(&x->dev->props, l->env_slot))
+                        continue;
+                return i;
+        }
+        return i;
+}
+
 int rules_exec_run(struct rules_exec *x)
 {
         const struct rules *rules = x->rules;
@@ -1256,20 +1306,16 @@ int rules_exec_run(struct rules_exec *x)
                 return -EBUSY;
 
         while (x->line < rules->n_lines) {
-                const struct rule_line *l = &rules->lines[x->line];
                 if (!x->in_line) {
-                        if (!(l->flags & x->line_mask) ||
-                            (x->prefilter && (((l->flags & LINE_NEEDS_SUBSYSTEM) &&
-                                               (!x->dev->subsystem || l->subsystem_hash != x->subsystem_hash)) ||
-                                              ((l->flags & LINE_NEEDS_ACTION) && l->action_hash != x->action_hash)))) {
-                                x->line++;
-                                continue;
-                        }
+                        x->line = next_candidate(x, x->line);
+                        if (x->line >= rules->n_lines)
+                                break;
                         x->in_line = true;
                         x->tok = 0;
                         x->parents_done = false;
                         x->esc = ESCAPE_UNSET;
                 }
+                const struct rule_line *l = &rules->lines[x->line];
                 int r = apply_line(x, l);
                 if (r == -EAGAIN)
                         return RULES_EXEC_NEED_PROGRAM;
@@ -1346,8 +1392,7 @@ int rules_exec_new(const struct rules *rules, struct device *dev, enum uevent_ac
                 if (!(flags & PROP_DB))
                         continue;
                 size_t kl = props_key_len(entry);
-                _cleanup_free_ char *key = strndup(entry, kl);
-                if (!key || props_set(&x->db_props, key, entry + kl + 1, PROP_DB) < 0)
+                if (props_set_n(&x->db_props, entry, kl, entry + kl + 1, PROP_DB) < 0)
                         return -ENOMEM;
         }
         if (action != UEVENT_REMOVE && action != UEVENT_MOVE)

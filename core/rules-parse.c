@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "rules-parse.h"
 
+#include <assert.h>
 #include <ctype.h>
 #include <grp.h>
 #include <pwd.h>
@@ -916,11 +917,60 @@ static void sort_tokens(struct rule_line *l)
         /* pattern alternatives point into their token's own value buffer, which did not move */
 }
 
-/* The line's cheap pre-filter: a SUBSYSTEM or ACTION it requires to be one literal. */
+/* The first-byte mask of a KERNEL== pattern whose every alternative starts with a literal
+ * byte (a name that matches starts with one of them), or 0 when one could start with any. */
+static uint32_t kernel_first_mask(const struct rule_token *t)
+{
+        uint32_t mask = 0;
+        if (t->op != RULE_OP_MATCH || t->match_type != MATCH_PATTERN || t->match_empty || t->n_alts == 0)
+                return 0;
+        for (unsigned i = 0; i < t->n_alts; i++) {
+                char c = t->alts[i].s[0];
+                /* a glob character, or a backslash escaping the next one, matches other bytes */
+                if (c == '\0' || strchr("*?[\\", c))
+                        return 0;
+                mask |= rules_prefilter_first_bit(c);
+        }
+        return mask;
+}
+
+/* Whether an ENV{key} match can only hold when the key is in the device's property set: a
+ * != "" test, or == patterns none of which matches the empty string (an absent key compares
+ * as ""); and the key is not one
+ * that is derived from the record when the set lacks it. ENV matches come before every token
+ * with side effects (imports, programs), so the key cannot appear within the line before the
+ * match is evaluated. */
+static bool env_needs_key(const struct rule_token *t)
+{
+        if (!t->attr || !t->attr[0] || format_property_is_derived(t->attr))
+                return false;
+        if (t->match_type == MATCH_EMPTY) /* ENV{k}!="" (also what ENV{k}=="?*" became) */
+                return t->op == RULE_OP_NOMATCH;
+        if (t->op != RULE_OP_MATCH || t->match_type != MATCH_PATTERN || t->match_empty || t->n_alts == 0)
+                return false;
+        for (unsigned i = 0; i < t->n_alts; i++)
+                if (t->alts[i].s[strspn(t->alts[i].s, "*")] == '\0') /* "", "*", "**": match "" */
+                        return false;
+        return true;
+}
+
+/* The line's cheap pre-filter: a SUBSYSTEM or ACTION it requires to be one literal, the first
+ * bytes a KERNEL match allows, a property an ENV match needs. */
 static void set_prefilter(struct rule_line *l)
 {
+        static_assert(TK_M_ENV < TK_M_PARENTS_KERNEL && TK_M_ENV < TK_M_TEST && TK_M_ENV < TK_M_PROGRAM &&
+                              TK_M_ENV < TK_M_IMPORT_FILE && TK_M_ENV < TK_M_IMPORT_PROGRAM &&
+                              TK_M_ENV < TK_M_IMPORT_BUILTIN && TK_M_ENV < TK_M_IMPORT_DB &&
+                              TK_M_ENV < TK_M_IMPORT_CMDLINE && TK_M_ENV < TK_M_IMPORT_PARENT,
+                      "ENV matches run before any token that can set properties");
         for (unsigned i = 0; i < l->n_tokens; i++) {
                 const struct rule_token *t = &l->tokens[i];
+                if (t->type == TK_M_ENV && !(l->flags & LINE_NEEDS_ENV) && env_needs_key(t)) {
+                        l->flags |= LINE_NEEDS_ENV;
+                        l->env_slot = (uint8_t)props_key_slot(t->attr, strlen(t->attr));
+                }
+                if (t->type == TK_M_KERNEL && !(l->flags & LINE_NEEDS_KERNEL) && (l->kernel_first = kernel_first_mask(t)))
+                        l->flags |= LINE_NEEDS_KERNEL;
                 if (t->op != RULE_OP_MATCH || t->match_type != MATCH_PATTERN || t->n_alts != 1 || t->alts[0].glob ||
                     t->match_empty)
                         continue;

@@ -149,7 +149,17 @@ enum {
         LINE_UPDATE_SOMETHING = 1 << 5, /* any other assignment or import */
         LINE_NEEDS_SUBSYSTEM = 1 << 6,  /* SUBSYSTEM=="<one literal>": subsystem_hash */
         LINE_NEEDS_ACTION = 1 << 7,     /* ACTION=="<one literal>": action_hash */
+        LINE_NEEDS_KERNEL = 1 << 8,     /* KERNEL=="<patterns that each start with a literal byte>":
+                                         * kernel_first */
+        LINE_NEEDS_ENV = 1 << 9,        /* ENV{key}=="<patterns none of which matches "">": the key
+                                         * must be in the device's set; env_slot */
 };
+
+/* The bit of struct rule_line's kernel_first for a device name's first byte. */
+static inline uint32_t rules_prefilter_first_bit(char c)
+{
+        return UINT32_C(1) << ((unsigned char)c & 31);
+}
 
 /* The hash of a SUBSYSTEM or ACTION value that struct rule_line's pre-filter compares. */
 uint32_t rules_prefilter_hash(const char *s);
@@ -166,6 +176,8 @@ struct rule_line {
         /* pre-filter: a line whose hash differs from the event's cannot match (equal hashes
          * still evaluate the tokens) */
         uint32_t subsystem_hash, action_hash;
+        uint32_t kernel_first; /* rules_prefilter_first_bit() of each KERNEL alternative's first byte */
+        uint8_t env_slot;      /* props_key_slot() of the ENV key */
 };
 
 struct rules_file {

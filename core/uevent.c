@@ -33,13 +33,19 @@ struct uevent *uevent_free(struct uevent *ev)
         return NULL;
 }
 
+static bool is_control_char(char c)
+{
+        return (unsigned char)c < 0x20 || c == 0x7f;
+}
+
 static bool has_control_chars(const char *s)
 {
         for (; *s; s++)
-                if ((unsigned char)*s < 0x20 || *s == 0x7f)
+                if (is_control_char(*s))
                         return true;
         return false;
 }
+
 
 /* Absolute, no "." / ".." / empty component, no control characters. */
 static bool devpath_is_valid(const char *p)
@@ -137,22 +143,33 @@ int uevent_parse(const char *buf, size_t len, struct uevent **ret, const char **
         ev->from_kernel = true;
 
         end = buf + len;
-        for (p = buf + strlen(buf) + 1; p < end; p += strlen(p) + 1) {
-                const char *eq = strchr(p, '=');
-                if (*p == '\0' || !eq || eq == p) {
+        p = buf + strlen(buf) + 1;
+        /* every entry takes its own bytes plus props' two header bytes: one allocation */
+        size_t n_entries = 0;
+        for (const char *q = p; q < end; q = (const char *)memchr(q, '\0', (size_t)(end - q)) + 1)
+                n_entries++;
+        if (p < end && props_reserve(&ev->props, (size_t)(end - p) + 2 * n_entries) < 0)
+                return -ENOMEM;
+        while (p < end) {
+                /* one pass over the key: its end, and whether it has a byte keys must not have */
+                const char *eq = p;
+                bool bad = false;
+                for (; *eq && *eq != '='; eq++)
+                        bad = bad || is_control_char(*eq) || *eq == ' ';
+                if (*eq != '=' || eq == p) {
                         *why = "entry without KEY=VALUE";
                         return -EBADMSG;
                 }
-                _cleanup_free_ char *key = strndup(p, (size_t)(eq - p));
-                if (!key)
-                        return -ENOMEM;
-                if (has_control_chars(key) || strchr(key, ' ')) {
+                if (bad) {
                         *why = "bad character in a key";
                         return -EBADMSG;
                 }
-                r = props_set(&ev->props, key, eq + 1, PROP_KERNEL);
+                const char *value = eq + 1;
+                size_t vlen = strlen(value);
+                r = props_set_n(&ev->props, p, (size_t)(eq - p), value, PROP_KERNEL);
                 if (r < 0)
                         return r;
+                p = value + vlen + 1;
         }
 
         const char *action = props_get(&ev->props, "ACTION");

@@ -91,6 +91,108 @@ static void test_self_alias(void)
         props_clear(&p);
 }
 
+/* Entries of any length: "KEY=VALUE" lengths around 255 (where an entry's stored length
+ * gives way to measuring it) are found, stepped over, replaced, removed and iterated. */
+static void test_long_entries(void)
+{
+        static const size_t lens[] = {0, 1, 250, 251, 252, 253, 254, 255, 256, 300, 5000};
+        struct props p = PROPS_INIT;
+        char key[16];
+        for (size_t i = 0; i < ELEMENTSOF(lens); i++) {
+                char *v = malloc(lens[i] + 1);
+                CHECK(v != NULL);
+                memset(v, 'a' + (int)i, lens[i]);
+                v[lens[i]] = '\0';
+                snprintf(key, sizeof(key), "K%zu", i); /* "K<i>=" is 3 or 4 bytes */
+                CHECK_INT(props_set(&p, key, v, 0), 0);
+                free(v);
+        }
+        CHECK_INT(props_set(&p, "LAST", "z", PROP_DB), 0);
+        for (size_t i = 0; i < ELEMENTSOF(lens); i++) {
+                snprintf(key, sizeof(key), "K%zu", i);
+                const char *v = props_get(&p, key);
+                CHECK(v != NULL);
+                CHECK_INT(strlen(v), lens[i]);
+                CHECK(lens[i] == 0 || (v[0] == 'a' + (int)i && v[lens[i] - 1] == 'a' + (int)i));
+        }
+        CHECK_STR(props_get(&p, "LAST"), "z");
+
+        size_t it = 0, n = 0;
+        const char *e;
+        unsigned flags;
+        while (props_next(&p, &it, &e, &flags)) {
+                if (n < ELEMENTSOF(lens)) {
+                        snprintf(key, sizeof(key), "K%zu=", n);
+                        CHECK(strncmp(e, key, strlen(key)) == 0);
+                        CHECK_INT(strlen(e), strlen(key) + lens[n]);
+                } else
+                        CHECK_STR(e, "LAST=z");
+                n++;
+        }
+        CHECK_INT(n, ELEMENTSOF(lens) + 1);
+        size_t text = 0;
+        it = 0;
+        while (props_next(&p, &it, &e, NULL))
+                text += strlen(e) + 1;
+        CHECK_INT(props_text_size(&p), text);
+
+        /* the same value again only changes the flags; a shorter one replaces a long one */
+        CHECK_INT(props_set(&p, "K9", props_get(&p, "K9"), PROP_DB), 0);
+        CHECK_INT(strlen(props_get(&p, "K9")), 300);
+        CHECK_INT(props_set(&p, "K10", "short", 0), 0);
+        CHECK_STR(props_get(&p, "K10"), "short");
+        CHECK_INT(props_unset(&p, "K7"), 1);
+        CHECK(props_get(&p, "K7") == NULL);
+        CHECK_INT(strlen(props_get(&p, "K8")), 256);
+        props_unset_flagged(&p, PROP_DB); /* K9 and LAST */
+        CHECK(props_get(&p, "K9") == NULL);
+        CHECK(props_get(&p, "LAST") == NULL);
+        CHECK_INT(strlen(props_get(&p, "K6")), 254);
+        CHECK_STR(props_get(&p, "K10"), "short");
+        CHECK_INT(p.n, ELEMENTSOF(lens) - 2);
+        text = 0;
+        for (size_t i = 0; i < ELEMENTSOF(lens); i++)
+                if (i != 7 && i != 9)
+                        text += (i < 10 ? 3 : 4) + (i == 10 ? 5 : lens[i]) + 1; /* "Ki=" or "K10=", value, NUL */
+        CHECK_INT(props_text_size(&p), text);
+
+        struct props copy = PROPS_INIT;
+        CHECK_INT(props_merge(&copy, &p, PROP_KERNEL, NULL), 0);
+        CHECK_INT(copy.n, p.n);
+        CHECK_INT(strlen(props_get(&copy, "K8")), 256);
+        CHECK_INT(props_merge(&copy, &copy, 0, NULL), 0); /* onto itself: values unchanged */
+        CHECK_INT(copy.n, p.n);
+        CHECK_INT(strlen(props_get(&copy, "K5")), 253);
+        props_clear(&copy);
+        props_clear(&p);
+}
+
+/* props_set_n() takes the key from a longer string; props_reserve() makes room once. */
+static void test_set_n_reserve(void)
+{
+        struct props p = PROPS_INIT;
+        const char *line = "DEVNAME=loop7";
+        CHECK_INT(props_reserve(&p, 100), 0);
+        CHECK(p.cap >= 100);
+        char *buf = p.buf;
+        CHECK_INT(props_set_n(&p, line, 7, line + 8, PROP_KERNEL), 0);
+        CHECK_STR(props_get(&p, "DEVNAME"), "loop7");
+        CHECK(props_get(&p, "DEVNAME=loop7") == NULL);
+        CHECK_INT(props_set_n(&p, "MAJOR=7", 5, "7", PROP_KERNEL), 0);
+        CHECK_INT(props_set_n(&p, "MAJORX", 5, "8", PROP_KERNEL), 0); /* same key: replaced */
+        CHECK_STR(props_get(&p, "MAJOR"), "8");
+        CHECK_INT(p.n, 2);
+        CHECK(p.buf == buf); /* 2 entries of 3 + 13 and 3 + 7 bytes fit the reserved 100 */
+        CHECK_INT(props_set_n(&p, "A=B", 3, "x", 0), -EINVAL);
+        CHECK_INT(props_set_n(&p, "", 0, "x", 0), -EINVAL);
+        CHECK_INT(props_set_n(&p, "A\0B", 3, "x", 0), -EINVAL);
+        CHECK_INT(props_reserve(&p, 0), 0);
+        CHECK_INT(props_reserve(&p, 4096), 0);
+        CHECK(p.cap - p.len >= 4096);
+        CHECK_STR(props_get(&p, "DEVNAME"), "loop7");
+        props_clear(&p);
+}
+
 static void test_strv(void)
 {
         char **l = NULL;
@@ -166,4 +268,5 @@ static void test_numbers_and_append(void)
 }
 
 TEST_MAIN(TEST(test_props), TEST(test_merge), TEST(test_self_alias), TEST(test_strv), TEST(test_numbers_and_append),
-          TEST(test_shrink))
+          TEST(test_shrink), TEST(test_long_entries),
+          TEST(test_set_n_reserve))

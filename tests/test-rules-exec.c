@@ -14,6 +14,7 @@
  *   F:rel=content a file below the fixture root has exactly this content
  */
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "format.h"
 #include "log.h"
@@ -50,6 +51,43 @@ static const struct rcase rcases[] = {
          "LABEL=\"end\"\n"
          "SUBSYSTEM==\"\", ENV{H}=\"1\"\n",
          {"E:A", "E:B=1", "E:C=1", "E:D=1", "E:E", "E:F=1", "E:G", "E:H", "X:2,3,4,6,7"}},
+        /* lines the KERNEL first-byte pre-filter skips ("sda" starts with 's'), and lines it
+         * must not skip: alternatives, globs in the first byte, an empty alternative, !=, and
+         * '3', whose bit is 's''s (the match itself then decides) */
+        {"kernel-prefilter", FIX_SDA, "add",
+         "KERNEL==\"nomatch\", ENV{A}=\"1\"\n"
+         "KERNEL==\"sd*\", ENV{B}=\"1\"\n"
+         "KERNEL==\"xx|sda\", ENV{C}=\"1\"\n"
+         "KERNEL==\"*da\", ENV{D}=\"1\"\n"
+         "KERNEL==\"[rs]da\", ENV{E}=\"1\"\n"
+         "KERNEL==\"?da\", ENV{F}=\"1\"\n"
+         "KERNEL==\"|xx\", ENV{G}=\"1\"\n"
+         "KERNEL!=\"sda\", ENV{H}=\"1\"\n"
+         "KERNEL==\"3da\", ENV{I}=\"1\"\n"
+         "KERNEL==\"x*\", KERNEL==\"s*\", ENV{J}=\"1\"\n"
+         "KERNEL==\"s*\", KERNEL==\"*a\", ENV{K}=\"1\"\n"
+         "KERNEL==\"S*\", ENV{L}=\"1\"\n",
+         {"E:A", "E:B=1", "E:C=1", "E:D=1", "E:E=1", "E:F=1", "E:G", "E:H", "E:I", "E:J", "E:K=1", "E:L",
+          "X:2,3,4,5,6,11"}},
+        /* lines the ENV pre-filter skips (a needed key is absent) and lines it must not skip:
+         * patterns that match "", !=, derived keys, keys set by earlier lines */
+        {"env-prefilter", FIX_SDA, "add",
+         "ENV{ABSENT}==\"1\", ENV{A}=\"1\"\n"
+         "ENV{ABSENT}==\"?*\", ENV{B}=\"1\"\n"
+         "ENV{ABSENT}==\"*\", ENV{C}=\"1\"\n"
+         "ENV{ABSENT}==\"|x\", ENV{D}=\"1\"\n"
+         "ENV{ABSENT}!=\"1\", ENV{E}=\"1\"\n"
+         "ENV{DISKSEQ}==\"9\", ENV{F}=\"1\"\n"
+         "ENV{DEVPATH}==\"/devices/*\", ENV{G}=\"1\"\n"
+         "ENV{NEW}=\"1\"\n"
+         "ENV{NEW}==\"1\", ENV{H}=\"1\"\n"
+         "ENV{IMP}==\"1\", IMPORT{program}=\"/bin/echo IMP=1\", ENV{I}=\"1\"\n"
+         "ENV{ABSENT}==\"x*|y\", ENV{J}=\"1\"\n"
+         "ENV{ABSENT}!=\"\", ENV{K}=\"1\"\n"
+         "ENV{DISKSEQ}!=\"\", ENV{L}=\"1\"\n"
+         "ENV{NEW}==\"?*\", ENV{M}=\"1\"\n",
+         {"E:A", "E:B", "E:C=1", "E:D=1", "E:E=1", "E:F=1", "E:G=1", "E:H=1", "E:I", "E:IMP", "E:J", "E:K",
+          "E:L=1", "E:M=1", "X:3,4,5,6,7,8,9,13,14"}},
         {"action-remove-skips-devlink-lines", FIX_SDA, "remove",
          "SYMLINK+=\"gone\"\nMODE=\"0600\"\nENV{R}=\"1\"\n",
          {"L:", "M:-", "E:R=1", "X:3"}},
@@ -476,4 +514,69 @@ static void test_event_reset_and_import_db(void)
         rules_fixture_free(&f);
 }
 
-TEST_MAIN(TEST(test_table), TEST(test_resumable_program), TEST(test_event_reset_and_import_db))
+static void check_prop(struct device *d, const char *key, const char *want)
+{
+        _cleanup_free_ char *buf = NULL;
+        const char *got = format_get_property(d, "/tmp/d", key, &buf);
+        if (want)
+                CHECK_STR(got, want);
+        else
+                CHECK(got == NULL);
+}
+
+/* The keys rules and programs see derived from the record when the property set lacks them,
+ * and the set's own value when it has one. */
+static void test_derived_properties(void)
+{
+        struct device *d = NULL;
+        CHECK_INT(device_new("/devices/virtual/net/eth7", &d), 0);
+        check_prop(d, "DEVPATH", "/devices/virtual/net/eth7");
+        check_prop(d, "SUBSYSTEM", NULL);
+        check_prop(d, "MAJOR", NULL);
+        check_prop(d, "IFINDEX", NULL);
+        check_prop(d, "DEVLINKS", NULL);
+        check_prop(d, "TAGS", NULL);
+        check_prop(d, "", NULL);
+        CHECK_INT(device_set_subsystem(d, "block"), 0);
+        CHECK_INT(device_set_devtype(d, "disk"), 0);
+        CHECK_INT(device_set_driver(d, "loop"), 0);
+        CHECK_INT(device_set_devname(d, "loop7"), 0);
+        d->devnum_type = 'b';
+        d->devnum = makedev(7, 26007);
+        d->ifindex = 12;
+        check_prop(d, "SUBSYSTEM", "block");
+        check_prop(d, "DEVTYPE", "disk");
+        check_prop(d, "DRIVER", "loop");
+        check_prop(d, "DEVNAME", "/tmp/d/loop7");
+        check_prop(d, "MAJOR", "7");
+        check_prop(d, "MINOR", "26007");
+        check_prop(d, "IFINDEX", "12");
+        check_prop(d, "DEVNAM", NULL);
+        check_prop(d, "DEVNAMES", NULL);
+        check_prop(d, "DM_NAME", NULL);
+        check_prop(d, "MAJORS", NULL);
+
+        struct device_udev *u = device_get_udev(d);
+        CHECK(u != NULL);
+        CHECK_INT(strv_push_copy(&u->links, "disk/by-id/a"), 0);
+        CHECK_INT(strv_push_copy(&u->links, "b"), 0);
+        CHECK_INT(strv_push_copy(&u->tags, "systemd"), 0);
+        CHECK_INT(strv_push_copy(&u->tags, "seat"), 0);
+        CHECK_INT(strv_push_copy(&u->current_tags, "seat"), 0);
+        check_prop(d, "DEVLINKS", "/tmp/d/disk/by-id/a /tmp/d/b");
+        check_prop(d, "TAGS", ":systemd:seat:");
+        check_prop(d, "CURRENT_TAGS", ":seat:");
+
+        /* the set wins for every key but DEVLINKS, TAGS and CURRENT_TAGS */
+        CHECK_INT(props_set(&d->props, "MAJOR", "8", PROP_KERNEL), 0);
+        CHECK_INT(props_set(&d->props, "DEVNAME", "/dev/sda", PROP_KERNEL), 0);
+        CHECK_INT(props_set(&d->props, "TAGS", ":x:", PROP_DB), 0);
+        CHECK_INT(props_set(&d->props, "DM_NAME", "vg-root", PROP_DB), 0);
+        check_prop(d, "MAJOR", "8");
+        check_prop(d, "DEVNAME", "/dev/sda");
+        check_prop(d, "TAGS", ":systemd:seat:");
+        check_prop(d, "DM_NAME", "vg-root");
+        device_unref(d);
+}
+
+TEST_MAIN(TEST(test_table), TEST(test_derived_properties), TEST(test_resumable_program), TEST(test_event_reset_and_import_db))

@@ -377,6 +377,70 @@ static void test_static_nodes(void)
         rules_free(rules);
 }
 
-TEST_MAIN(TEST(test_stock_rules), TEST(test_static_nodes), TEST(test_broken_lines), TEST(test_missing_separator), TEST(test_nul_and_garbage), TEST(test_continuation_comments),
+/* KERNEL== patterns whose alternatives all start with a literal byte give their line a
+ * first-byte pre-filter; any other KERNEL match gives none. */
+static void test_kernel_prefilter(void)
+{
+        static const char text[] = "KERNEL==\"sd*|vd*\", ENV{A}=\"1\"\n"
+                                   "KERNEL==\"loop7\", ENV{A}=\"1\"\n"
+                                   "KERNEL==\"*x\", ENV{A}=\"1\"\n"
+                                   "KERNEL==\"sd*|[hv]d*\", ENV{A}=\"1\"\n"
+                                   "KERNEL!=\"sd*\", ENV{A}=\"1\"\n"
+                                   "KERNEL==\"|sd*\", ENV{A}=\"1\"\n"
+                                   "KERNEL==\"\", ENV{A}=\"1\"\n"
+                                   "ENV{A}=\"1\"\n";
+        struct rules *rules = rules_new(RESOLVE_NAMES_EARLY);
+        CHECK_INT(rules_parse_buffer(rules, "k.rules", text, sizeof(text) - 1), 0);
+        CHECK_INT(rules->n_lines, 8);
+        if (rules->n_lines == 8) {
+                CHECK(rules->lines[0].flags & LINE_NEEDS_KERNEL);
+                CHECK_INT(rules->lines[0].kernel_first, rules_prefilter_first_bit('s') | rules_prefilter_first_bit('v'));
+                CHECK(rules->lines[1].flags & LINE_NEEDS_KERNEL);
+                CHECK_INT(rules->lines[1].kernel_first, rules_prefilter_first_bit('l'));
+                for (size_t i = 2; i < 8; i++)
+                        CHECK(!(rules->lines[i].flags & LINE_NEEDS_KERNEL));
+        }
+        rules_free(rules);
+}
+
+/* ENV== matches that only hold when their key is in the set give their line a pre-filter on
+ * the key; matches that "" satisfies, !=, and keys derived from the record give none. */
+static void test_env_prefilter(void)
+{
+        static const char text[] = "ENV{ID_FS_TYPE}==\"ext4|xfs\", ENV{A}=\"1\"\n"
+                                   "ENV{ID_FS_TYPE}==\"?*\", ENV{A}=\"1\"\n"
+                                   "ENV{ID_FS_TYPE}==\"*\", ENV{A}=\"1\"\n"
+                                   "ENV{ID_FS_TYPE}==\"ext4|**\", ENV{A}=\"1\"\n"
+                                   "ENV{ID_FS_TYPE}==\"|ext4\", ENV{A}=\"1\"\n"
+                                   "ENV{ID_FS_TYPE}!=\"ext4\", ENV{A}=\"1\"\n"
+                                   "ENV{ID_FS_TYPE}==\"\", ENV{A}=\"1\"\n"
+                                   "ENV{DEVNAME}==\"?*\", ENV{A}=\"1\"\n"
+                                   "ENV{MAJOR}==\"8\", ENV{A}=\"1\"\n"
+                                   "ENV{TAGS}==\"*:seat:*\", ENV{A}=\"1\"\n"
+                                   "ENV{ID_FS_TYPE}!=\"\", ENV{A}=\"1\"\n";
+        struct rules *rules = rules_new(RESOLVE_NAMES_EARLY);
+        CHECK_INT(rules_parse_buffer(rules, "e.rules", text, sizeof(text) - 1), 0);
+        CHECK_INT(rules->n_lines, 11);
+        if (rules->n_lines == 11) {
+                unsigned slot = props_key_slot("ID_FS_TYPE", 10);
+                for (size_t i = 0; i < 11; i++) {
+                        bool want = i < 2 || i == 10; /* "?*" is != "", as is the last line */
+                        CHECK(!!(rules->lines[i].flags & LINE_NEEDS_ENV) == want);
+                        if (want)
+                                CHECK_INT(rules->lines[i].env_slot, slot);
+                }
+        }
+        rules_free(rules);
+
+        /* the slot a line keeps is the one the set marks for the key */
+        struct props p = PROPS_INIT;
+        CHECK(!props_slot_may_exist(&p, props_key_slot("ID_FS_TYPE", 10)));
+        CHECK_INT(props_set(&p, "ID_FS_TYPE", "ext4", PROP_DB), 0);
+        CHECK(props_slot_may_exist(&p, props_key_slot("ID_FS_TYPE", 10)));
+        CHECK(props_slot_may_exist(&p, props_key_slot("ID_FS_TYPE=x", 10))); /* only keylen bytes count */
+        props_clear(&p);
+}
+
+TEST_MAIN(TEST(test_stock_rules), TEST(test_kernel_prefilter), TEST(test_env_prefilter), TEST(test_static_nodes), TEST(test_broken_lines), TEST(test_missing_separator), TEST(test_nul_and_garbage), TEST(test_continuation_comments),
           TEST(test_values_and_patterns), TEST(test_goto), TEST(test_format_check), TEST(test_replace_chars),
           TEST(test_cmdline_split))

@@ -81,6 +81,39 @@ static void test_parse_bad(void)
         free(buf);
 }
 
+static void expect_reason(const char *buf, size_t len, const char *reason)
+{
+        struct uevent *ev = NULL;
+        const char *why = NULL;
+        CHECK_INT(uevent_parse(buf, len, &ev, &why), -EBADMSG);
+        CHECK_STR(why, reason);
+        uevent_free(ev);
+}
+
+/* Keys: a space or control byte rejects the message; an entry without '=' is reported as such
+ * first; '=' in a value is part of the value; a repeated key keeps its last value. */
+static void test_parse_keys(void)
+{
+        expect_reason(MSG("add@/devices/x\0ACTION=add\0DEVPATH=/devices/x\0BAD KEY=1"), "bad character in a key");
+        expect_reason(MSG("add@/devices/x\0ACTION=add\0DEVPATH=/devices/x\0BAD\x01KEY=1"), "bad character in a key");
+        expect_reason(MSG("add@/devices/x\0ACTION=add\0DEVPATH=/devices/x\0BAD\x7f=1"), "bad character in a key");
+        expect_reason(MSG("add@/devices/x\0ACTION=add\0DEVPATH=/devices/x\0NO\x01EQUALS"), "entry without KEY=VALUE");
+        expect_reason(MSG("add@/devices/x\0ACTION=add\0DEVPATH=/devices/x\0=v"), "entry without KEY=VALUE");
+
+        struct uevent *ev = NULL;
+        const char *why = NULL;
+        static const char ok[] = "add@/devices/x\0ACTION=add\0DEVPATH=/devices/x\0K=a=b\0E=\0D=1\0D=2\0V=x y\tz";
+        CHECK_INT(uevent_parse(ok, sizeof(ok), &ev, &why), 0);
+        if (ev) {
+                CHECK_STR(props_get(&ev->props, "K"), "a=b");
+                CHECK_STR(props_get(&ev->props, "E"), "");
+                CHECK_STR(props_get(&ev->props, "D"), "2");
+                CHECK_STR(props_get(&ev->props, "V"), "x y\tz");
+                CHECK_INT(ev->props.n, 6);
+        }
+        uevent_free(ev);
+}
+
 static void test_devname_safety(void)
 {
         CHECK(devname_is_safe("sda"));
@@ -118,5 +151,5 @@ static void test_synthetic(void)
         CHECK_INT(uevent_action_from_string("nope"), -EINVAL);
 }
 
-TEST_MAIN(TEST(test_parse_good), TEST(test_parse_move), TEST(test_parse_bad), TEST(test_devname_safety),
+TEST_MAIN(TEST(test_parse_good), TEST(test_parse_move), TEST(test_parse_bad), TEST(test_parse_keys), TEST(test_devname_safety),
           TEST(test_synthetic))

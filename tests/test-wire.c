@@ -9,6 +9,7 @@
 #include "monitor-format.h"
 #include "ctrl.h"
 #include "device.h"
+#include "export.h"
 #include "monitor.h"
 #include "strv.h"
 #include "test-tmpdir.h"
@@ -414,6 +415,28 @@ static void test_monitor_message(void)
         if (e2)
                 CHECK_STR(props_get(&e2->props, "DEVLINKS"), "/tmp/dev/disk/by-id/a /tmp/dev/disk/by-label/b");
 
+        /* the size limit is on the whole message: MONITOR_MESSAGE_MAX bytes pass, one more does not */
+        {
+                _cleanup_device_unref_ struct device *big = disk_device();
+                _cleanup_free_ char *m0 = NULL, *m1 = NULL, *m2 = NULL;
+                size_t l0 = 0, l1 = 0;
+                CHECK_INT(props_set(&big->props, "FILL", "", PROP_DB), 0);
+                CHECK_INT(monitor_build_message("/dev", "add", big, 42, &m0, &l0), 0);
+                size_t fill = MONITOR_MESSAGE_MAX - l0; /* "FILL=" is there already */
+                char *fillv = malloc(fill + 2);
+                CHECK(fillv != NULL);
+                memset(fillv, 'f', fill + 1);
+                fillv[fill] = '\0';
+                CHECK_INT(props_set(&big->props, "FILL", fillv, PROP_DB), 0);
+                CHECK_INT(monitor_build_message("/dev", "add", big, 42, &m1, &l1), 0);
+                CHECK_INT(l1, MONITOR_MESSAGE_MAX);
+                fillv[fill] = 'f';
+                fillv[fill + 1] = '\0';
+                CHECK_INT(props_set(&big->props, "FILL", fillv, PROP_DB), 0);
+                CHECK_INT(monitor_build_message("/dev", "add", big, 42, &m2, &l1), -EMSGSIZE);
+                free(fillv);
+        }
+
         /* too big for libudev's buffer */
         char *huge = malloc(9000);
         memset(huge, 'v', 8999);
@@ -510,4 +533,112 @@ static void test_monitor_filter_print(void)
         free(out);
 }
 
-TEST_MAIN(TEST(test_ctrl_codec), TEST(test_ctrl_server), TEST(test_ctrl_wait_idle), TEST(test_monitor_message), TEST(test_monitor_filter_print))
+/* The exported set: ACTION first, the record's entries in order with the keys export derives
+ * (and private '.' keys) left out, then DEVNAME when the record lacks it, SEQNUM,
+ * USEC_INITIALIZED, DEVLINKS, TAGS, CURRENT_TAGS. */
+struct collect {
+        char entries[16][128];
+        size_t n, stop_after;
+};
+
+static int collect_entry(void *userdata, const char *key, size_t keylen, const char *value, unsigned flags)
+{
+        struct collect *c = userdata;
+        (void)flags;
+        if (c->stop_after && c->n == c->stop_after)
+                return -E2BIG;
+        if (c->n < ELEMENTSOF(c->entries))
+                snprintf(c->entries[c->n], sizeof(c->entries[0]), "%.*s=%s", (int)keylen, key, value);
+        c->n++;
+        return 0;
+}
+
+/* export_each() hands over export_properties()' entries in the same order, and stops at the
+ * first error of its callback. */
+static void check_each_matches(const struct device *d, const char *dev_root, const char *action, uint64_t seqnum)
+{
+        struct props p = PROPS_INIT;
+        struct collect c = {0};
+        CHECK_INT(export_properties(d, dev_root, action, seqnum, &p), 0);
+        CHECK_INT(export_each(d, dev_root, action, seqnum, collect_entry, &c), 0);
+        CHECK_INT(c.n, p.n);
+        size_t it = 0, i = 0;
+        const char *e;
+        while (props_next(&p, &it, &e, NULL) && i < ELEMENTSOF(c.entries))
+                CHECK_STR(c.entries[i++], e);
+        props_clear(&p);
+
+        struct collect stop = {.stop_after = 2};
+        CHECK_INT(export_each(d, dev_root, action, seqnum, collect_entry, &stop), -E2BIG);
+        CHECK_INT(stop.n, 2);
+}
+
+static void test_export_order(void)
+{
+        _cleanup_device_unref_ struct device *d = NULL;
+        CHECK_INT(device_new("/devices/virtual/block/loop9", &d), 0);
+        CHECK_INT(device_set_subsystem(d, "block"), 0);
+        CHECK_INT(device_set_devname(d, "loop9"), 0);
+        d->devnum = makedev(7, 9);
+        d->devnum_type = 'b';
+        props_set(&d->props, "ACTION", "bogus", PROP_KERNEL);
+        props_set(&d->props, "DEVPATH", d->devpath, PROP_KERNEL);
+        props_set(&d->props, "SEQNUM", "1", PROP_KERNEL);
+        props_set(&d->props, "TAGS", ":bogus:", PROP_DB);
+        props_set(&d->props, "CURRENT_TAGS", ":bogus:", PROP_DB);
+        props_set(&d->props, "DEVLINKS", "/bogus", PROP_DB);
+        props_set(&d->props, "USEC_INITIALIZED", "1", PROP_DB);
+        props_set(&d->props, ".PRIVATE", "x", PROP_DB);
+        props_set(&d->props, "ID_X", "y", PROP_DB);
+        struct device_udev *u = device_get_udev(d);
+        strv_push_copy(&u->links, "l1");
+        strv_push_copy(&u->tags, "t1");
+        strv_push_copy(&u->tags, "t2");
+        strv_push_copy(&u->current_tags, "t2");
+        u->usec_initialized = 18446744073709551615u;
+
+        static const char *const want[] = {
+                "ACTION=add", "DEVPATH=/devices/virtual/block/loop9", "ID_X=y", "DEVNAME=/dev/loop9",
+                "SEQNUM=12345678901", "USEC_INITIALIZED=18446744073709551615", "DEVLINKS=/dev/l1",
+                "TAGS=:t1:t2:", "CURRENT_TAGS=:t2:",
+        };
+        struct props p = PROPS_INIT;
+        CHECK_INT(export_properties(d, "/dev", "add", 12345678901u, &p), 0);
+        size_t it = 0, i = 0;
+        const char *e;
+        while (props_next(&p, &it, &e, NULL)) {
+                if (i < ELEMENTSOF(want))
+                        CHECK_STR(e, want[i]);
+                i++;
+        }
+        CHECK_INT(i, ELEMENTSOF(want));
+        CHECK_STR(props_get(&p, "DEVNAME"), "/dev/loop9");
+        check_each_matches(d, "/dev", "add", 12345678901u);
+
+        /* the record's own DEVNAME keeps its place, renamed under dev_root; no ACTION, SEQNUM */
+        props_set(&d->props, "DEVNAME", "/run/x/loop9", PROP_KERNEL);
+        u->links = strv_free(u->links);
+        u->current_tags = strv_free(u->current_tags);
+        u->usec_initialized = 0;
+        CHECK_INT(export_properties(d, "/tmp/d/", NULL, 0, &p), 0);
+        static const char *const want2[] = {
+                "DEVPATH=/devices/virtual/block/loop9", "ID_X=y", "DEVNAME=/tmp/d/loop9", "TAGS=:t1:t2:",
+        };
+        it = i = 0;
+        while (props_next(&p, &it, &e, NULL)) {
+                if (i < ELEMENTSOF(want2))
+                        CHECK_STR(e, want2[i]);
+                i++;
+        }
+        CHECK_INT(i, ELEMENTSOF(want2));
+        props_clear(&p);
+        check_each_matches(d, "/tmp/d/", NULL, 0);
+
+        char *none[] = {NULL}, *empty[] = {"", NULL};
+        CHECK(export_tags_string(NULL) == NULL);
+        CHECK(export_tags_string(none) == NULL);
+        _cleanup_free_ char *s = export_tags_string(empty);
+        CHECK_STR(s, "::");
+}
+
+TEST_MAIN(TEST(test_ctrl_codec), TEST(test_export_order), TEST(test_ctrl_server), TEST(test_ctrl_wait_idle), TEST(test_monitor_message), TEST(test_monitor_filter_print))

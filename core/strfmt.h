@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * printf-free string building for the per-event paths (device ids, property values, paths):
+ * asprintf() costs over a thousand instructions for a two-field string, these a few dozen.
+ *
+ * strfmt_uint() writes into a caller buffer and returns a pointer into it; strfmt_concat()
+ * returns a new heap string owned by the caller, or NULL on ENOMEM.
+ */
+#pragma once
+
+#include <stdint.h>
+
+/* Room for the decimal digits of any uint64_t and the NUL. */
+#define STRFMT_UINT_MAX 21
+
+/* v in decimal, NUL-terminated, at the end of buf (STRFMT_UINT_MAX bytes); returns the first
+ * digit's address inside buf. */
+char *strfmt_uint(char buf[static STRFMT_UINT_MAX], uint64_t v);
+
+/* The concatenation of the strings up to the NULL that ends the list. */
+char *strfmt_concat(const char *first, ...) __attribute__((sentinel));

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The printf-free string helpers (core/strfmt.h) against snprintf's output, and the device ids
+ * built with them (device_get_id()) in each of their forms.
+ */
+#include <inttypes.h>
+#include <sys/sysmacros.h>
+
+#include "device.h"
+#include "strfmt.h"
+#include "test-util.h"
+
+static void test_uint(void)
+{
+        static const uint64_t values[] = {0, 1, 9, 10, 99, 100, 4294967295u, 4294967296u, UINT64_MAX};
+        for (size_t i = 0; i < ELEMENTSOF(values); i++) {
+                char buf[STRFMT_UINT_MAX], want[32];
+                snprintf(want, sizeof(want), "%" PRIu64, values[i]);
+                char *s = strfmt_uint(buf, values[i]);
+                CHECK_STR(s, want);
+                CHECK(s >= buf && s + strlen(s) < buf + sizeof(buf));
+        }
+}
+
+static void test_concat(void)
+{
+        char *s = strfmt_concat("+", "block", ":", "sda", NULL);
+        CHECK_STR(s, "+block:sda");
+        free(s);
+        s = strfmt_concat("", NULL);
+        CHECK_STR(s, "");
+        free(s);
+        s = strfmt_concat("only", NULL);
+        CHECK_STR(s, "only");
+        free(s);
+        char big[5000];
+        memset(big, 'x', sizeof(big) - 1);
+        big[sizeof(big) - 1] = '\0';
+        s = strfmt_concat(big, "/", big, NULL);
+        CHECK(s != NULL);
+        CHECK_INT(strlen(s), 2 * (sizeof(big) - 1) + 1);
+        CHECK(s && s[sizeof(big) - 1] == '/' && s[2 * (sizeof(big) - 1)] == 'x');
+        free(s);
+}
+
+static void check_id(struct device *d, int want_r, const char *want)
+{
+        char *id = NULL;
+        CHECK_INT(device_get_id(d, &id), want_r);
+        if (want)
+                CHECK_STR(id, want);
+        free(id);
+}
+
+static void test_device_id(void)
+{
+        struct device *d = NULL;
+        CHECK_INT(device_new("/devices/virtual/block/loop26000", &d), 0);
+        check_id(d, -ENODATA, NULL); /* no subsystem, no devt, no ifindex */
+        CHECK_INT(device_set_subsystem(d, "block"), 0);
+        check_id(d, 0, "+block:loop26000");
+        d->devnum_type = 'b';
+        d->devnum = makedev(7, 26000);
+        check_id(d, 0, "b7:26000");
+        d->devnum_type = 'c';
+        d->devnum = makedev(4294, 1048575);
+        check_id(d, 0, "c4294:1048575");
+        d->devnum = makedev(0, 5); /* major 0: not a node id */
+        check_id(d, 0, "+block:loop26000");
+        d->devnum_type = 0;
+        d->ifindex = 2147483647;
+        check_id(d, 0, "n2147483647");
+        device_unref(d);
+
+        CHECK_INT(device_new("/devices/pci0000:00/0000:00:1f.2/host0/cciss!c0d0", &d), 0);
+        CHECK_INT(device_set_subsystem(d, "block"), 0);
+        check_id(d, 0, "+block:cciss!c0d0"); /* the raw basename */
+        device_unref(d);
+
+        CHECK_INT(device_new("/bus/usb/drivers/usbfs", &d), 0);
+        CHECK_INT(device_set_subsystem(d, "drivers"), 0);
+        check_id(d, 0, "+drivers:usb:usbfs");
+        device_unref(d);
+}
+
+TEST_MAIN(TEST(test_uint), TEST(test_concat), TEST(test_device_id))
