@@ -14,6 +14,7 @@
 #include "builtin-blkid.h"
 #include "encode.h"
 #include "log.h"
+#include "strfmt.h"
 
 static void blkid_free_probep(blkid_probe *p)
 {
@@ -194,11 +195,18 @@ int builtin_blkid(struct builtin_ctx *ctx, struct device *dev, int argc, char **
 
         /* A device that is gone must not be opened through its node: opening a loop (or md) node
          * of a missing minor makes the kernel create that device again (legacy autoload), so an
-         * add event processed late, from a backlog, would bring back a removed device. */
+         * add event processed late, from a backlog, would bring back a removed device. Its
+         * directory is looked up again from the directory fd: "..", then its name, both known
+         * to the dentry cache, which checks that the sysfs node is still there (no new dentry
+         * or inode is made, as a look-up of an attribute would). */
         int sysfd = device_sysfd(dev, ctx->sysfs_root);
+        _cleanup_free_ char *self = sysfd >= 0 ? strfmt_concat("../", strrchr(dev->devpath, '/') + 1, NULL) : NULL;
+        if (sysfd >= 0 && !self)
+                return log_oom();
+        bool gone = sysfd == -ENOENT ||
+                    (sysfd >= 0 && faccessat(sysfd, self, F_OK, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT);
         struct stat st;
-        if ((sysfd == -ENOENT || (sysfd >= 0 && faccessat(sysfd, "dev", F_OK, 0) < 0 && errno == ENOENT)) &&
-            stat(devnode, &st) == 0 && S_ISBLK(st.st_mode))
+        if (gone && stat(devnode, &st) == 0 && S_ISBLK(st.st_mode))
                 return log_debug_errno(ENODEV, "%s: blkid: the device is gone, not opening %s", dev->devpath,
                                        devnode), 0;
 
