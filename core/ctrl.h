@@ -27,6 +27,8 @@
 #pragma once
 
 #include <stdint.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 
 #include <systemd/sd-event.h>
 
@@ -114,6 +116,9 @@ unsigned ctrl_server_notify_idle(struct ctrl_server *s);
  * listening socket, and removes the socket file ctrl_server_new() made. Returns NULL. */
 struct ctrl_server *ctrl_server_free(struct ctrl_server *s);
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct ctrl_server, ctrl_server_free)
+
+/* The sockaddr of the control socket at path (a file name, not abstract). 0, or -ENAMETOOLONG. */
+int ctrl_socket_address(const char *path, struct sockaddr_un *sa, socklen_t *len);
 
 /* Client side (blocking calls, for devmanadm). */
 /* Connects to path; returns the socket fd or -errno. */

@@ -1,9 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-/* devmanadm: the admin tool. Global options, then a verb; see adm.h. */
+/* devmanadm: the admin tool. Global options, then a verb; see adm.h.
+ *
+ * Built twice. devmanadm itself (ADM_FRONT) carries the verbs boot scripts run — trigger,
+ * settle, coldplug, static-nodes, control — and links nothing but libc, so that it starts as fast as a program can;
+ * the other verbs need the event loop, the builtins' libraries and the rules engine, and run
+ * in devmanadm-tools, which the front executes with the same arguments. */
 #include <getopt.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "adm.h"
 #include "adm-hwdb.h"
@@ -24,6 +31,7 @@ static int verb_version(const struct adm_ctx *ctx, int argc, char **argv)
         return 0;
 }
 
+#ifndef ADM_FRONT
 static int run_verify(const struct adm_ctx *ctx, int argc, char **argv)
 {
         return verb_verify(argc, argv);
@@ -33,25 +41,56 @@ static int run_hwdb(const struct adm_ctx *ctx, int argc, char **argv)
 {
         return verb_hwdb(argc, argv);
 }
+#endif
+
+#ifdef ADM_FRONT
+#define TOOLS(f) NULL /* runs in devmanadm-tools */
+#else
+#define TOOLS(f) f
+#endif
 
 static const struct verb verbs[] = {
         {"trigger", verb_trigger, "Request events from the kernel"},
         {"settle", verb_settle, "Wait until the daemon's event queue is empty"},
         {"coldplug", verb_coldplug, "Trigger every subsystem and device, then settle"},
-        {"info", verb_info, "Show what devman knows about a device"},
+        {"info", TOOLS(verb_info), "Show what devman knows about a device"},
         {"control", verb_control, "Control the running daemon"},
-        {"monitor", verb_monitor, "Listen to kernel and udev events"},
-        {"test", verb_test, "Show what the rules do for a device, changing nothing"},
-        {"verify", run_verify, "Check rules files"},
-        {"hwdb", run_hwdb, "Compile or query the hardware database"},
-        {"tree", verb_tree, "Show a class the way the kernel lays it out"},
-        {"classes", verb_classes, "Tell for every class whether it is converted, legacy or mixed"},
+        {"monitor", TOOLS(verb_monitor), "Listen to kernel and udev events"},
+        {"test", TOOLS(verb_test), "Show what the rules do for a device, changing nothing"},
+        {"verify", TOOLS(run_verify), "Check rules files"},
+        {"hwdb", TOOLS(run_hwdb), "Compile or query the hardware database"},
+        {"tree", TOOLS(verb_tree), "Show a class the way the kernel lays it out"},
+        {"classes", TOOLS(verb_classes), "Tell for every class whether it is converted, legacy or mixed"},
         {"static-nodes", verb_static_nodes, "Create the nodes of modules that load on first open"},
-        {"snapshot", verb_snapshot, "Record what devman would publish for every device (for compare)"},
-        {"compare", verb_compare, "Compare two snapshots: what a class conversion changed for userspace"},
-        {"test-builtin", verb_test_builtin, "Run a builtin command on a device and show its properties"},
+        {"snapshot", TOOLS(verb_snapshot), "Record what devman would publish for every device (for compare)"},
+        {"compare", TOOLS(verb_compare), "Compare two snapshots: what a class conversion changed for userspace"},
+        {"test-builtin", TOOLS(verb_test_builtin), "Run a builtin command on a device and show its properties"},
         {"version", verb_version, "Show the version"},
 };
+
+/* Runs a verb this front does not carry: devmanadm-tools next to this program (the build
+ * tree), or in ../libexec/devman from its directory (an installation, also one staged with
+ * DESTDIR), else in the configured libexec directory. The arguments are passed as they came
+ * (argv[0] too: the tool names itself after it). Returns only on failure. */
+static int run_tools(char **argv)
+{
+        char self[PATH_MAX], path[PATH_MAX + 64];
+        ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+        char *slash = n > 0 ? memrchr(self, '/', (size_t)n) : NULL;
+        if (slash) {
+                *slash = 0;
+                static const char *const rel[] = {"devmanadm-tools", "../libexec/devman/devmanadm-tools"};
+                for (size_t i = 0; i < ELEMENTSOF(rel); i++) {
+                        snprintf(path, sizeof(path), "%s/%s", self, rel[i]);
+                        if (access(path, X_OK) == 0)
+                                execv(path, argv);
+                }
+        }
+        execv(DEVMAN_LIBEXECDIR "/devmanadm-tools", argv);
+        fprintf(stderr, "%s: cannot run %s: %m\n", program_invocation_short_name,
+                DEVMAN_LIBEXECDIR "/devmanadm-tools");
+        return 1;
+}
 
 int adm_usage_error(const char *verb, const char *fmt, ...)
 {
@@ -135,6 +174,8 @@ int main(int argc, char **argv)
         const char *name = argv[optind];
         for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
                 if (streq(verbs[i].name, name)) {
+                        if (!verbs[i].run)
+                                return run_tools(argv);
                         int sub_argc = argc - optind;
                         char **sub_argv = argv + optind;
                         optind = 0; /* reset getopt for the verb */

@@ -53,6 +53,7 @@ def expected_files(o):
     exp = {
         os.path.join(sbindir, 'devmand'): (0o755, 'elf'),
         os.path.join(bindir, 'devmanadm'): (0o755, 'elf'),
+        os.path.join(under(o['libexecdir']), 'devman', 'devmanadm-tools'): (0o755, 'elf'),
         os.path.join(sysconfdir, 'devman', 'devman.conf'): (0o644, 'file'),
     }
     for r in sorted(os.listdir(os.path.join(src, 'rules'))):
@@ -161,14 +162,14 @@ try:
     compat = os.path.join(tmp, 'compat-build')
     args = ['meson', 'setup', compat, src, '-Dudev-compat-names=true', '-Dsysvinit=true', '-Dopenrc=true',
             '-Ds6=true', '-Drunit=true', '-Dvm-tests=disabled']
-    for k in ('prefix', 'bindir', 'sbindir', 'datadir', 'mandir', 'sysconfdir', 'udevlibdir',
+    for k in ('prefix', 'bindir', 'sbindir', 'libexecdir', 'datadir', 'mandir', 'sysconfdir', 'udevlibdir',
               'bash-completion', 'bashcompletiondir', 'systemd-units', 'systemdsystemunitdir'):
         v = o[k]
         args.append('-D%s=%s' % (k, str(v).lower() if isinstance(v, bool) else v))
     r = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if check(r.returncode == 0, 'compat: configure with -Dudev-compat-names=true'):
         # the programs and man pages: the current build's outputs (same sources)
-        for rel in ('daemon/devmand', 'daemon/devmanadm') + tuple(
+        for rel in ('daemon/devmand', 'daemon/devmanadm', 'daemon/devmanadm-tools') + tuple(
                 os.path.join('man', p[:-4]) for p in os.listdir(os.path.join(src, 'man')) if p.endswith('.scd')):
             if os.path.exists(os.path.join(build, rel)):
                 shutil.copy2(os.path.join(build, rel), os.path.join(compat, rel))

@@ -259,6 +259,9 @@ def add_devman(cpio, devmand, devmanadm, rules_dir, rcs=None):
         add_elf(cpio, devmand, "usr/sbin/devmand")
     if devmanadm:
         add_elf(cpio, devmanadm, "usr/bin/devmanadm")
+        # the verbs the front does not carry (snapshot, info, ...): where it looks first
+        tools = os.path.join(os.path.dirname(devmanadm), "devmanadm-tools")
+        add_elf(cpio, tools, "usr/libexec/devman/devmanadm-tools")
     if devmand and devmanadm and rcs:
         add_rcs(cpio, rcs)
     for r in sorted(os.listdir(rules_dir)) if os.path.isdir(rules_dir) else []:
