@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """doc/class-conversion.md's QEMU recipe, for real: devmanadm snapshot inside a booted kernel.
 
-An initramfs as the document builds it (static busybox, devmanadm and its libraries, devman's
-rules, a group file) boots Debian's kernel under QEMU (TCG) three times; each boot writes its
+An initramfs as the document builds it (static busybox, devmanadm, devmanadm-tools and its
+libraries, devman's rules, a group file) boots Debian's kernel under QEMU (TCG) three times; each boot writes its
 snapshot to the host through the guest's ttyS1:
   A, B: the same hardware  -> compare A B: exit 0, nothing userspace-visible changed;
   C:    plus QEMU's pci-testdev at 00:05.0 (PCI id 1b36:0005, no driver in this initramfs)
@@ -52,7 +52,8 @@ def initramfs(tmp):
         os.makedirs(os.path.join(root, d))
     shutil.copy(busybox, os.path.join(root, "bin", "busybox"))
     shutil.copy(adm, os.path.join(root, "bin", "devmanadm"))
-    libs = re.findall(r"(/\S+) \(0x", subprocess.run(["ldd", adm], capture_output=True, text=True).stdout)
+    shutil.copy(adm + "-tools", os.path.join(root, "bin", "devmanadm-tools"))  # snapshot runs there
+    libs = re.findall(r"(/\S+) \(0x", subprocess.run(["ldd", adm + "-tools"], capture_output=True, text=True).stdout)
     for lib in libs:
         dst = os.path.join(root, lib.lstrip("/"))
         os.makedirs(os.path.dirname(dst), exist_ok=True)
