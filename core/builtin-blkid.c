@@ -195,16 +195,21 @@ int builtin_blkid(struct builtin_ctx *ctx, struct device *dev, int argc, char **
 
         /* A device that is gone must not be opened through its node: opening a loop (or md) node
          * of a missing minor makes the kernel create that device again (legacy autoload), so an
-         * add event processed late, from a backlog, would bring back a removed device. Its
-         * directory is looked up again from the directory fd: "..", then its name, both known
-         * to the dentry cache, which checks that the sysfs node is still there (no new dentry
-         * or inode is made, as a look-up of an attribute would). */
-        int sysfd = device_sysfd(dev, ctx->sysfs_root);
-        _cleanup_free_ char *self = sysfd >= 0 ? strfmt_concat("../", strrchr(dev->devpath, '/') + 1, NULL) : NULL;
-        if (sysfd >= 0 && !self)
-                return log_oom();
-        bool gone = sysfd == -ENOENT ||
-                    (sysfd >= 0 && faccessat(sysfd, self, F_OK, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT);
+         * add event processed late, from a backlog, would bring back a removed device. The
+         * daemon knows from its queue (the kernel's remove event comes before the device goes);
+         * else its directory is looked up again from the directory fd: "..", then its name,
+         * both known to the dentry cache, which checks that the sysfs node is still there. */
+        int known = ctx->removal_known ? ctx->removal_known(dev, ctx->userdata) : -ENODATA;
+        bool gone = known > 0;
+        if (known < 0) {
+                int sysfd = device_sysfd(dev, ctx->sysfs_root);
+                _cleanup_free_ char *self =
+                        sysfd >= 0 ? strfmt_concat("../", strrchr(dev->devpath, '/') + 1, NULL) : NULL;
+                if (sysfd >= 0 && !self)
+                        return log_oom();
+                gone = sysfd == -ENOENT ||
+                       (sysfd >= 0 && faccessat(sysfd, self, F_OK, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT);
+        }
         struct stat st;
         if (gone && stat(devnode, &st) == 0 && S_ISBLK(st.st_mode))
                 return log_debug_errno(ENODEV, "%s: blkid: the device is gone, not opening %s", dev->devpath,

@@ -41,6 +41,8 @@ int event_queue_push(struct event_queue *q, struct uevent *ev, uint64_t now_usec
                 q->head = e;
         q->tail = e;
         q->n_queued++;
+        if (ev->action == UEVENT_REMOVE)
+                q->n_removals++;
         if (ret)
                 *ret = e;
         return 0;
@@ -117,7 +119,19 @@ void event_queue_finish(struct event_queue *q, struct event *e)
                 q->n_queued--;
         else
                 q->n_running--;
+        if (e->uevent->action == UEVENT_REMOVE)
+                q->n_removals--;
         event_free(e);
+}
+
+bool event_queue_removal_queued(const struct event_queue *q, const struct event *after, const char *devpath)
+{
+        if (q->n_removals == 0)
+                return false;
+        for (const struct event *e = after ? after->next : q->head; e; e = e->next)
+                if (e->uevent->action == UEVENT_REMOVE && streq(e->uevent->devpath, devpath))
+                        return true;
+        return false;
 }
 
 void event_queue_clear(struct event_queue *q)

@@ -42,6 +42,7 @@ struct event {
 struct event_queue {
         struct event *head, *tail;
         size_t n_queued, n_running;
+        size_t n_removals;     /* remove events in the queue (queued or running) */
         uint64_t last_seqnum;
 };
 
@@ -56,6 +57,9 @@ void event_queue_set_running(struct event_queue *q, struct event *e);
 void event_queue_finish(struct event_queue *q, struct event *e);
 /* Frees every event (data must have been released by the runner). */
 void event_queue_clear(struct event_queue *q);
+/* Whether a remove event of devpath is in the queue behind `after` (NULL: anywhere). Costs
+ * nothing while the queue holds no remove event at all. */
+bool event_queue_removal_queued(const struct event_queue *q, const struct event *after, const char *devpath);
 
 static inline bool event_queue_is_empty(const struct event_queue *q)
 {

@@ -64,6 +64,8 @@ enum {
 /* Queued events up to which a new add event gets its node at once (process_make_node_early). */
 #define EARLY_NODE_BACKLOG 16
 
+/* Uevents a builtin's question for a removal reads from the kernel socket at most. */
+#define REMOVAL_READ_MAX 256
 /* Events started per turn of the loop before the kernel socket is read again. */
 #define START_BATCH 64
 /* Within a batch, the kernel socket is read again when this much time passed since it last
@@ -655,6 +657,20 @@ static void ctrl_ping(void *userdata)
         read_kernel(userdata, UINT_MAX); /* the answer covers every event sent before the ping */
 }
 
+/* builtin_ctx.removal_known: what the kernel socket holds is queued first, so a removal the
+ * kernel announced is known; after lost events the queue cannot tell. */
+static int removal_known(const struct device *dev, void *userdata)
+{
+        struct manager *m = userdata;
+        if (!m->listener || m->exiting)
+                return -ENODATA; /* no kernel events read (--once), or no longer */
+        /* a long backlog is not read in one go here (the queue would hold all of it at once):
+         * then sysfs answers */
+        if (read_kernel(m, REMOVAL_READ_MAX) >= REMOVAL_READ_MAX || m->resync_pending)
+                return -ENODATA;
+        return event_queue_removal_queued(&m->queue, NULL, dev->devpath);
+}
+
 static bool ctrl_is_idle(void *userdata)
 {
         struct manager *m = userdata;
@@ -771,6 +787,8 @@ int manager_new(const struct manager_options *o, struct manager **ret)
                 goto fail;
         }
         m->builtins.sysfs_root = m->sysfs_root;
+        m->builtins.removal_known = removal_known;
+        m->builtins.userdata = m;
         r = load_rules(m);
         if (r < 0)
                 goto fail;

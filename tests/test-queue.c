@@ -73,4 +73,27 @@ static void test_move_relation(void)
         event_queue_clear(&q);
 }
 
-TEST_MAIN(TEST(test_ordering), TEST(test_move_relation))
+/* A removal the queue holds is found for its device only, and the count follows the queue. */
+static void test_removal_queued(void)
+{
+        struct event_queue q = {0};
+        struct event *a = push(&q, "add", "/devices/virtual/block/loop7", "MAJOR=7 MINOR=7");
+        CHECK(!event_queue_removal_queued(&q, NULL, "/devices/virtual/block/loop7"));
+        CHECK_INT(q.n_removals, 0);
+        struct event *other = push(&q, "remove", "/devices/virtual/block/loop8", "MAJOR=7 MINOR=8");
+        CHECK(!event_queue_removal_queued(&q, NULL, "/devices/virtual/block/loop7"));
+        CHECK(event_queue_removal_queued(&q, NULL, "/devices/virtual/block/loop8"));
+        struct event *r = push(&q, "remove", "/devices/virtual/block/loop7", "MAJOR=7 MINOR=7");
+        CHECK_INT(q.n_removals, 2);
+        CHECK(event_queue_removal_queued(&q, a, "/devices/virtual/block/loop7"));
+        CHECK(!event_queue_removal_queued(&q, r, "/devices/virtual/block/loop7")); /* none behind it */
+        event_queue_set_running(&q, r);
+        CHECK(event_queue_removal_queued(&q, NULL, "/devices/virtual/block/loop7")); /* running counts */
+        event_queue_finish(&q, r);
+        event_queue_finish(&q, other);
+        CHECK_INT(q.n_removals, 0);
+        CHECK(!event_queue_removal_queued(&q, NULL, "/devices/virtual/block/loop7"));
+        event_queue_clear(&q);
+}
+
+TEST_MAIN(TEST(test_ordering), TEST(test_move_relation), TEST(test_removal_queued))
