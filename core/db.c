@@ -255,17 +255,15 @@ static int tag_index(const char *run_dir, const char *tag, const char *id, bool 
                 return -ENOMEM;
         if (!add)
                 return unlink(file) < 0 && errno != ENOENT ? -errno : 0;
-        int fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0444);
-        if (fd < 0 && errno == ENOENT) { /* the tag's first device: make its directory */
-                int r = mkdir_p(dir, 0755);
+        /* an empty file, made by mknod(): one call, where open() needs a close() too */
+        int r = mknodat(AT_FDCWD, file, S_IFREG | 0444, 0) < 0 && errno != EEXIST ? -errno : 0;
+        if (r == -ENOENT) { /* the tag's first device: make its directory */
+                r = mkdir_p(dir, 0755);
                 if (r < 0)
                         return r;
-                fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0444);
+                r = mknodat(AT_FDCWD, file, S_IFREG | 0444, 0) < 0 && errno != EEXIST ? -errno : 0;
         }
-        if (fd < 0)
-                return -errno;
-        close(fd);
-        return 0;
+        return r;
 }
 
 static int write_all(int fd, const char *buf, size_t len)
@@ -527,6 +525,8 @@ int db_delete(const char *run_dir, struct device *d)
         /* the record's own tags too, in case the file was already gone */
         if (d->udev)
                 drop_stale_tags(run_dir, id, d->udev->tags, NULL);
+        if (d->db_synced && !d->db_exists)
+                return 0; /* the record knows there is no entry (a device with nothing to keep) */
         return delete_id(run_dir, id, !d->db_synced);
 }
 
