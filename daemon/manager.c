@@ -79,6 +79,19 @@ enum {
 /* How often, at most, the rules directories are checked for changes before an event. */
 #define RULES_CHECK_INTERVAL_USEC (3 * 1000000ULL)
 
+struct manager;
+
+/* Runs fire() once the queue has stayed empty for delay. Armed once per quiet period: a drain
+ * in between only moves the due time (manager.last_drain_usec), which the timer checks when it
+ * fires — re-arming it at every drain would cost a timerfd_settime() per event in a storm. */
+struct quiet_timer {
+        struct manager *m;
+        uint64_t delay, accuracy;
+        void (*fire)(struct manager *m);
+        sd_event_source *source;
+        bool armed;
+};
+
 struct manager {
         sd_event *event;
         struct manager_options opt;
@@ -101,9 +114,8 @@ struct manager {
         sd_event_source *retry_source; /* armed while devices wait in retry */
         struct publish_retry *retry;
         unsigned retry_deferred;
-        sd_event_source *idle_source; /* trims memory once the queue has been empty a while */
         uint64_t last_drain_usec;     /* when the queue last became empty */
-        bool idle_armed;              /* idle_source is enabled */
+        struct quiet_timer idle_trim; /* trims memory once the queue has been empty a while */
 
         struct event_queue queue;
         struct process_ctx process;
@@ -113,9 +125,7 @@ struct manager {
         bool reload_pending;  /* rules reload waits until no event runs (running events use them) */
         bool exec_stopped;    /* control: stop-exec-queue */
         bool queue_file;      /* <run>/queue exists */
-        sd_event_source *queue_file_source; /* removes it once the queue stayed empty a while */
-        uint64_t queue_drained_usec; /* when the queue last became empty, while the file lingers */
-        bool queue_file_armed;
+        struct quiet_timer queue_file_linger; /* removes it once the queue stayed empty a while */
         bool queue_file_failed; /* creating it failed (logged once until it works again) */
         bool resync_pending;  /* the kernel dropped events: rescan sysfs when the queue drains */
         bool exiting;
@@ -147,50 +157,45 @@ static void remove_queue_file(struct manager *m)
         m->queue_file = false;
 }
 
-static int on_queue_file_linger(sd_event_source *s, uint64_t usec, void *userdata)
+static void quiet_timer_arm(struct quiet_timer *t, uint64_t when);
+
+static int on_quiet_timer(sd_event_source *s, uint64_t usec, void *userdata)
 {
-        struct manager *m = userdata;
-        m->queue_file_armed = false;
-        if (queue_busy(m))
-                return 0; /* busy again: the next drain arms us again */
-        uint64_t due = m->queue_drained_usec + QUEUE_FILE_LINGER_USEC;
-        if (now_usec() < due) { /* drained again since armed: not quiet long enough yet */
-                if (sd_event_source_set_time(s, due) >= 0 && sd_event_source_set_enabled(s, SD_EVENT_ONESHOT) >= 0) {
-                        m->queue_file_armed = true;
-                        return 0;
-                }
-        }
-        remove_queue_file(m);
+        struct quiet_timer *t = userdata;
+        t->armed = false;
+        if (queue_busy(t->m))
+                return 0; /* busy again: the next drain arms it again */
+        uint64_t due = t->m->last_drain_usec + t->delay;
+        if (now_usec() < due) /* drained again since armed: not quiet long enough yet */
+                quiet_timer_arm(t, due);
+        else
+                t->fire(t->m);
         return 0;
 }
 
-/* The queue drained: the file goes when no event comes for a moment (one timer armed per
- * quiet period, as for the idle trim), or at once when there is no loop to wait in. */
-static void linger_queue_file(struct manager *m, bool now)
+/* When the timer cannot be armed, fire() runs at once. */
+static void quiet_timer_arm(struct quiet_timer *t, uint64_t when)
 {
-        m->queue_drained_usec = now_usec();
-        if (now || m->opt.once || m->exiting || !m->event) {
-                remove_queue_file(m);
-                return;
-        }
-        if (m->queue_file_armed)
-                return;
-        uint64_t when = m->queue_drained_usec + QUEUE_FILE_LINGER_USEC;
         int r;
-        if (!m->queue_file_source) {
-                r = sd_event_add_time(m->event, &m->queue_file_source, CLOCK_MONOTONIC, when, 0, on_queue_file_linger,
-                                      m);
+        if (!t->source) {
+                r = sd_event_add_time(t->m->event, &t->source, CLOCK_MONOTONIC, when, t->accuracy, on_quiet_timer, t);
                 if (r >= 0)
-                        (void)sd_event_source_set_priority(m->queue_file_source, PRIORITY_START + 1);
+                        (void)sd_event_source_set_priority(t->source, PRIORITY_START + 1);
         } else {
-                r = sd_event_source_set_time(m->queue_file_source, when);
+                r = sd_event_source_set_time(t->source, when);
                 if (r >= 0)
-                        r = sd_event_source_set_enabled(m->queue_file_source, SD_EVENT_ONESHOT);
+                        r = sd_event_source_set_enabled(t->source, SD_EVENT_ONESHOT);
         }
+        t->armed = r >= 0;
         if (r < 0)
-                remove_queue_file(m);
-        else
-                m->queue_file_armed = true;
+                t->fire(t->m);
+}
+
+/* The queue drained (manager.last_drain_usec noted). */
+static void quiet_timer_note_drain(struct quiet_timer *t)
+{
+        if (!t->armed)
+                quiet_timer_arm(t, t->m->last_drain_usec + t->delay);
 }
 
 static void update_queue_file(struct manager *m)
@@ -199,8 +204,13 @@ static void update_queue_file(struct manager *m)
         if (!want) {
                 /* devmanadm settle waiting on the socket; a client answered now finds no file */
                 unsigned answered = ctrl_server_notify_idle(m->ctrl);
-                if (m->queue_file)
-                        linger_queue_file(m, answered > 0);
+                if (!m->queue_file)
+                        return;
+                m->last_drain_usec = now_usec();
+                if (answered > 0 || m->opt.once || m->exiting || !m->event)
+                        remove_queue_file(m);
+                else
+                        quiet_timer_note_drain(&m->queue_file_linger);
                 return;
         }
         if (m->queue_file || m->runfd < 0)
@@ -223,8 +233,6 @@ static void schedule_start(struct manager *m)
                 sd_event_source_set_enabled(m->start_source, SD_EVENT_ONESHOT);
 }
 
-static void arm_idle_trim(struct manager *m, uint64_t when);
-
 static void trim_memory(struct manager *m)
 {
         int r = model_compact(m->model);
@@ -237,44 +245,13 @@ static void trim_memory(struct manager *m)
                 log_debug("Memory trimmed (%d mappings)", r);
 }
 
-static int on_idle(sd_event_source *s, uint64_t usec, void *userdata)
-{
-        struct manager *m = userdata;
-        m->idle_armed = false;
-        if (!event_queue_is_empty(&m->queue))
-                return 0; /* busy again: the next drain re-arms us */
-        uint64_t due = m->last_drain_usec + IDLE_TRIM_USEC;
-        if (now_usec() < due) { /* drained again since it was armed: not idle long enough yet */
-                arm_idle_trim(m, due);
-                return 0;
-        }
-        trim_memory(m);
-        return 0;
-}
-
-static void arm_idle_trim(struct manager *m, uint64_t when)
-{
-        if (!m->idle_source) {
-                if (sd_event_add_time(m->event, &m->idle_source, CLOCK_MONOTONIC, when, 50 * 1000, on_idle, m) < 0)
-                        return;
-                (void)sd_event_source_set_priority(m->idle_source, PRIORITY_START + 1);
-        } else {
-                (void)sd_event_source_set_time(m->idle_source, when);
-                (void)sd_event_source_set_enabled(m->idle_source, SD_EVENT_ONESHOT);
-        }
-        m->idle_armed = true;
-}
-
-/* Called whenever the queue drains. In a storm that is after every event: only the time is
- * noted then, and a timer that is already armed checks it when it fires (re-arming the timer
- * each time would cost a timerfd_settime() per event). */
+/* Called whenever the queue drains. */
 static void schedule_idle_trim(struct manager *m)
 {
         if (m->opt.once || !m->event)
                 return;
         m->last_drain_usec = now_usec();
-        if (!m->idle_armed)
-                arm_idle_trim(m, m->last_drain_usec + IDLE_TRIM_USEC);
+        quiet_timer_note_drain(&m->idle_trim);
 }
 
 static void maybe_finish(struct manager *m)
@@ -730,6 +707,10 @@ int manager_new(const struct manager_options *o, struct manager **ret)
         m->opt = *o;
         m->config = o->config;
         m->devfd = m->runfd = -1;
+        m->idle_trim = (struct quiet_timer){.m = m, .delay = IDLE_TRIM_USEC, .accuracy = 50 * 1000,
+                                            .fire = trim_memory};
+        m->queue_file_linger = (struct quiet_timer){.m = m, .delay = QUEUE_FILE_LINGER_USEC,
+                                                    .fire = remove_queue_file};
         m->sysfs_root = strdup(o->config->sysfs_root);
         m->dev_root = strdup(o->config->dev_root);
         m->run_root = strdup(o->config->run_root);
@@ -837,8 +818,8 @@ struct manager *manager_free(struct manager *m)
         props_clear(&m->global_props);
         sd_event_source_unref(m->kernel_source);
         sd_event_source_unref(m->start_source);
-        sd_event_source_unref(m->idle_source);
-        sd_event_source_unref(m->queue_file_source);
+        sd_event_source_unref(m->idle_trim.source);
+        sd_event_source_unref(m->queue_file_linger.source);
         uevent_listener_free(m->listener);
         model_free(m->model);
         sd_event_unref(m->event);
