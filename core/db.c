@@ -10,6 +10,7 @@
 #include "export.h"
 #include "log.h"
 #include "model.h"
+#include "strfmt.h"
 #include "strv.h"
 #include "sysfs.h"
 #include "uevent.h"
@@ -238,30 +239,28 @@ static int mkdir_p(const char *path, mode_t mode)
         return 0;
 }
 
-static char *join3(const char *a, const char *b, const char *c)
+/* An empty file, made by mknod(): one call, where open() needs a close() too. Already there
+ * is fine. */
+static int make_empty_file(const char *path)
 {
-        char *s = NULL;
-        if (asprintf(&s, "%s/%s/%s", a, b, c) < 0)
-                return NULL;
-        return s;
+        return mknodat(AT_FDCWD, path, S_IFREG | 0444, 0) < 0 && errno != EEXIST ? -errno : 0;
 }
 
 /* tags/<tag>/<id>: create (add) or remove. */
 static int tag_index(const char *run_dir, const char *tag, const char *id, bool add)
 {
-        _cleanup_free_ char *dir = join3(run_dir, "tags", tag);
+        _cleanup_free_ char *dir = strfmt_concat(run_dir, "/tags/", tag, NULL);
         _cleanup_free_ char *file = dir ? path_join(dir, id) : NULL;
         if (!file)
                 return -ENOMEM;
         if (!add)
                 return unlink(file) < 0 && errno != ENOENT ? -errno : 0;
-        /* an empty file, made by mknod(): one call, where open() needs a close() too */
-        int r = mknodat(AT_FDCWD, file, S_IFREG | 0444, 0) < 0 && errno != EEXIST ? -errno : 0;
+        int r = make_empty_file(file);
         if (r == -ENOENT) { /* the tag's first device: make its directory */
                 r = mkdir_p(dir, 0755);
                 if (r < 0)
                         return r;
-                r = mknodat(AT_FDCWD, file, S_IFREG | 0444, 0) < 0 && errno != EEXIST ? -errno : 0;
+                r = make_empty_file(file);
         }
         return r;
 }
@@ -607,7 +606,7 @@ int db_read(const char *run_dir, struct device *d)
         int r = device_db_id(d, &id);
         if (r < 0)
                 return r;
-        _cleanup_free_ char *path = join3(run_dir, "data", id);
+        _cleanup_free_ char *path = strfmt_concat(run_dir, "/data/", id, NULL);
         if (!path)
                 return -ENOMEM;
         return db_read_file(path, d);
