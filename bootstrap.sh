@@ -14,7 +14,7 @@ cd "$top"
 # Debian packages: build tools and libraries, the reference udev (oracle and libudev clients in
 # tests), valgrind, what the vm suite needs to boot a real kernel, and s6/execline to run the
 # s6 service files in the unit tests.
-DEPS="meson ninja-build pkg-config gcc clang libclang-rt-14-dev
+DEPS="meson ninja-build pkg-config gcc binutils clang libclang-rt-14-dev
 libsystemd-dev libnl-3-dev libnl-route-3-dev libevdev-dev libblkid-dev libkmod-dev
 libudev-dev udev valgrind python3 kmod util-linux e2fsprogs dosfstools fdisk
 scdoc groff-base mandoc shellcheck systemd iproute2 acl
