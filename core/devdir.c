@@ -104,30 +104,32 @@ static int walk_dirs(int devfd, const char *name, bool create)
         return TAKE_FD(fd);
 }
 
-int devdir_open_parent(int devfd, const char *name, bool create, int *ret_dirfd, const char **ret_leaf)
+void devdir_parent_done(struct devdir_parent *p)
 {
-        int fd;
+        if (p->owned && p->fd >= 0)
+                close(p->fd);
+        *p = DEVDIR_PARENT_NULL;
+}
 
+int devdir_open_parent(int devfd, const char *name, bool create, struct devdir_parent *ret)
+{
         if (!devdir_name_valid(name))
                 return -EINVAL;
 
         const char *last = strrchr(name, '/');
         if (!last) {
-                /* a name directly in the root: the caller still gets an fd of its own */
-                if ((fd = fcntl(devfd, F_DUPFD_CLOEXEC, 3)) < 0)
-                        return -errno;
-        } else {
-                _cleanup_free_ char *dirs = strndup(name, last - name);
-                if (!dirs)
-                        return -ENOMEM;
-                fd = open_dirs_at_once(devfd, dirs);
-                if ((fd == -ENOENT && create) || fd == -ENOSYS || fd == -EPERM || fd == -E2BIG || fd == -EINVAL)
-                        fd = walk_dirs(devfd, name, create);
-                if (fd < 0)
-                        return fd;
+                *ret = (struct devdir_parent){.fd = devfd, .leaf = name, .owned = false};
+                return 0;
         }
-        *ret_dirfd = fd;
-        *ret_leaf = last ? last + 1 : name;
+        _cleanup_free_ char *dirs = strndup(name, last - name);
+        if (!dirs)
+                return -ENOMEM;
+        int fd = open_dirs_at_once(devfd, dirs);
+        if ((fd == -ENOENT && create) || fd == -ENOSYS || fd == -EPERM || fd == -E2BIG || fd == -EINVAL)
+                fd = walk_dirs(devfd, name, create);
+        if (fd < 0)
+                return fd;
+        *ret = (struct devdir_parent){.fd = fd, .leaf = last + 1, .owned = true};
         return 0;
 }
 
@@ -144,11 +146,10 @@ void devdir_prune_parents(int devfd, const char *name)
                 *slash = 0;
                 /* Walk to the directory's parent safely too: a symlink planted higher up must
                  * not make us remove an empty directory outside the root. */
-                _cleanup_close_ int dirfd = -1;
-                const char *leaf;
-                if (devdir_open_parent(devfd, path, false, &dirfd, &leaf) < 0)
+                _cleanup_(devdir_parent_done) struct devdir_parent dir = DEVDIR_PARENT_NULL;
+                if (devdir_open_parent(devfd, path, false, &dir) < 0)
                         return;
-                if (unlinkat(dirfd, leaf, AT_REMOVEDIR) < 0)
+                if (unlinkat(dir.fd, dir.leaf, AT_REMOVEDIR) < 0)
                         return;
         }
 }

@@ -23,14 +23,23 @@
  * is a control character (< 0x20 or 0x7f). */
 bool devdir_name_valid(const char *name);
 
-/* Opens the directory that holds the last component of name (a valid name) and returns its
- * fd in *ret_dirfd (O_CLOEXEC, owned by the caller) and a pointer to the last component
- * (into name) in *ret_leaf. Existing directories are opened in one openat2() call that
+/* The directory that holds a name's last component: the root itself (borrowed from the
+ * caller) or a directory below it (opened for this, closed by devdir_parent_done()). */
+struct devdir_parent {
+        int fd;
+        const char *leaf; /* the last component, inside the name */
+        bool owned;
+};
+#define DEVDIR_PARENT_NULL ((struct devdir_parent){.fd = -1})
+void devdir_parent_done(struct devdir_parent *p);
+
+/* Opens the directory that holds the last component of name (a valid name) into *ret: a name
+ * directly in the root gets devfd itself, so the common case costs no syscall. Existing directories are opened in one openat2() call that
  * refuses symlinks; the component walk is the fallback (and makes what is missing). With create, missing directories are made with mode 0755
  * (exactly, whatever the umask). An intermediate component that is a symlink or not a
  * directory fails with -ENOTDIR (-ELOOP on some kernels); missing ones without create fail
  * with -ENOENT. */
-int devdir_open_parent(int devfd, const char *name, bool create, int *ret_dirfd, const char **ret_leaf);
+int devdir_open_parent(int devfd, const char *name, bool create, struct devdir_parent *ret);
 
 /* Removes the empty parent directories of name, deepest first, stopping at the root or at
  * the first directory that is not empty (or not removable). Never fails. */

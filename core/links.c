@@ -313,21 +313,20 @@ static int claims_best(int dirfd, const char *link, const char *exclude, struct 
 /* Removes the /dev entry of link if it is a symlink, and its emptied parents. */
 static int dev_link_remove(int devfd, const char *link)
 {
-        _cleanup_close_ int dirfd = -1;
-        const char *leaf;
+        _cleanup_(devdir_parent_done) struct devdir_parent dir = DEVDIR_PARENT_NULL;
         struct stat st;
         int r;
 
-        r = devdir_open_parent(devfd, link, false, &dirfd, &leaf);
+        r = devdir_open_parent(devfd, link, false, &dir);
         if (r == -ENOENT)
                 return 0;
         if (r < 0)
                 return r;
-        if (fstatat(dirfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0)
+        if (fstatat(dir.fd, dir.leaf, &st, AT_SYMLINK_NOFOLLOW) < 0)
                 return errno == ENOENT ? 0 : -errno;
         if (!S_ISLNK(st.st_mode))
                 return 0; /* not ours: a node or file that took the name */
-        if (unlinkat(dirfd, leaf, 0) < 0 && errno != ENOENT)
+        if (unlinkat(dir.fd, dir.leaf, 0) < 0 && errno != ENOENT)
                 return -errno;
         devdir_prune_parents(devfd, link);
         return 0;
@@ -379,8 +378,7 @@ static int link_apply(int devfd, struct claims_root *cr, const char *link, bool 
         }
 
         _cleanup_free_ char *target = NULL;
-        _cleanup_close_ int dirfd = -1;
-        const char *leaf;
+        _cleanup_(devdir_parent_done) struct devdir_parent dir = DEVDIR_PARENT_NULL;
 
         if (streq(best->devname, link)) {
                 claim_clear(best);
@@ -390,10 +388,10 @@ static int link_apply(int devfd, struct claims_root *cr, const char *link, bool 
         claim_clear(best);
         if (r < 0)
                 return r;
-        r = devdir_open_parent(devfd, link, true, &dirfd, &leaf);
+        r = devdir_open_parent(devfd, link, true, &dir);
         if (r < 0)
                 return r;
-        r = devdir_symlink_replace(dirfd, leaf, target);
+        r = devdir_symlink_replace(dir.fd, dir.leaf, target);
         return r < 0 ? r : 0;
 }
 
@@ -537,9 +535,9 @@ static int claim_release(int devfd, struct claims_root *cr, const char *link, co
 {
         _cleanup_free_ char *esc = NULL, *entry = NULL, *dir = NULL, *target = NULL, *current = NULL;
         _cleanup_strv_free_ char **others = NULL;
-        _cleanup_close_ int cdir = -1, pfd = -1;
+        _cleanup_close_ int cdir = -1;
+        _cleanup_(devdir_parent_done) struct devdir_parent pdir = DEVDIR_PARENT_NULL;
         struct claim mine;
-        const char *leaf;
         int r;
 
         if (escape_name(link, &esc) < 0 || escape_name(device_id, &entry) < 0 || !(dir = path_join(CLAIMS_DIR, esc)))
@@ -553,7 +551,7 @@ static int claim_release(int devfd, struct claims_root *cr, const char *link, co
         claim_clear(&mine);
         if (r < 0)
                 goto general;
-        if (devdir_open_parent(devfd, link, false, &pfd, &leaf) < 0 || devdir_readlink(pfd, leaf, &current) < 0 ||
+        if (devdir_open_parent(devfd, link, false, &pdir) < 0 || devdir_readlink(pdir.fd, pdir.leaf, &current) < 0 ||
             !streq(current, target))
                 goto general; /* owned by another claimant, or not as the claims say */
         if (unlinkat(cdir, entry, 0) < 0 && errno != ENOENT)
@@ -563,7 +561,7 @@ static int claim_release(int devfd, struct claims_root *cr, const char *link, co
                 return r;
         if (others[0])
                 return link_resolve_at(devfd, cr, cdir, link); /* the next claimant takes it over */
-        if (unlinkat(pfd, leaf, 0) < 0 && errno != ENOENT)
+        if (unlinkat(pdir.fd, pdir.leaf, 0) < 0 && errno != ENOENT)
                 return -errno;
         devdir_prune_parents(devfd, link);
         /* fails harmlessly when a temporary is still there */

@@ -126,27 +126,25 @@ static int node_create(int dirfd, const char *leaf, mode_t ifmt, dev_t devnum, m
 static int node_link_devnum(int devfd, const char *name, char type, dev_t devnum)
 {
         _cleanup_free_ char *link = NULL, *target = NULL;
-        _cleanup_close_ int dirfd = -1;
-        const char *leaf;
+        _cleanup_(devdir_parent_done) struct devdir_parent dir = DEVDIR_PARENT_NULL;
         int r;
 
         r = node_devnum_link_name(type, devnum, &link);
         if (r < 0)
                 return r;
-        r = devdir_open_parent(devfd, link, true, &dirfd, &leaf);
+        r = devdir_open_parent(devfd, link, true, &dir);
         if (r < 0)
                 return r;
         if (asprintf(&target, "../%s", name) < 0)
                 return -ENOMEM;
-        r = devdir_symlink_replace(dirfd, leaf, target);
+        r = devdir_symlink_replace(dir.fd, dir.leaf, target);
         return r < 0 ? r : 0;
 }
 
 static int node_add_full(int devfd, const char *name, char type, dev_t devnum, mode_t mode, uid_t uid, gid_t gid,
                          bool devnum_link)
 {
-        _cleanup_close_ int dirfd = -1;
-        const char *leaf;
+        _cleanup_(devdir_parent_done) struct devdir_parent dir = DEVDIR_PARENT_NULL;
         mode_t ifmt = type_bits(type);
         struct stat st;
         int r, changed;
@@ -159,9 +157,11 @@ static int node_add_full(int devfd, const char *name, char type, dev_t devnum, m
         if (gid == NODE_GID_UNSET)
                 gid = 0;
 
-        r = devdir_open_parent(devfd, name, true, &dirfd, &leaf);
+        r = devdir_open_parent(devfd, name, true, &dir);
         if (r < 0)
                 return r;
+        int dirfd = dir.fd;
+        const char *leaf = dir.leaf;
 
         /* The M:m link first: it is the record that devman made this node, so a crash between
          * the two leaves at most a dangling link that reconciliation finds (reconcile.c). */
@@ -190,14 +190,13 @@ static int node_add_full(int devfd, const char *name, char type, dev_t devnum, m
 
 int node_add_absent(int devfd, const char *name, char type, dev_t devnum)
 {
-        _cleanup_close_ int dirfd = -1;
-        const char *leaf;
+        _cleanup_(devdir_parent_done) struct devdir_parent dir = DEVDIR_PARENT_NULL;
         mode_t ifmt = type_bits(type);
         int r;
 
         if (!ifmt || !devdir_name_valid(name))
                 return -EINVAL;
-        r = devdir_open_parent(devfd, name, true, &dirfd, &leaf);
+        r = devdir_open_parent(devfd, name, true, &dir);
         if (r < 0)
                 return r;
         /* the M:m link first, as node_add() does (the record of a node devman made); the rules'
@@ -206,7 +205,7 @@ int node_add_absent(int devfd, const char *name, char type, dev_t devnum)
         if (r < 0)
                 return r;
         /* mknod() itself is the check: one call where a lookup first would take two */
-        if (mknodat(dirfd, leaf, ifmt | NODE_MODE_DEFAULT, devnum) < 0)
+        if (mknodat(dir.fd, dir.leaf, ifmt | NODE_MODE_DEFAULT, devnum) < 0)
                 return errno == EEXIST ? 0 : -errno;
         return 1;
 }
@@ -237,15 +236,14 @@ int node_remove(int devfd, const char *name, char type, dev_t devnum)
                 return -EINVAL;
 
         {
-                _cleanup_close_ int dirfd = -1;
-                const char *leaf;
+                _cleanup_(devdir_parent_done) struct devdir_parent dir = DEVDIR_PARENT_NULL;
 
-                r = devdir_open_parent(devfd, name, false, &dirfd, &leaf);
+                r = devdir_open_parent(devfd, name, false, &dir);
                 if (r < 0 && r != -ENOENT)
                         return r;
-                if (r >= 0 && fstatat(dirfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                if (r >= 0 && fstatat(dir.fd, dir.leaf, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
                     (st.st_mode & S_IFMT) == ifmt && st.st_rdev == devnum) {
-                        if (unlinkat(dirfd, leaf, 0) < 0 && errno != ENOENT)
+                        if (unlinkat(dir.fd, dir.leaf, 0) < 0 && errno != ENOENT)
                                 return -errno;
                         removed = 1;
                 }
@@ -257,13 +255,12 @@ int node_remove(int devfd, const char *name, char type, dev_t devnum)
         if (asprintf(&target, "../%s", name) < 0)
                 return -ENOMEM;
         {
-                _cleanup_close_ int dirfd = -1;
+                _cleanup_(devdir_parent_done) struct devdir_parent dir = DEVDIR_PARENT_NULL;
                 _cleanup_free_ char *old = NULL;
-                const char *leaf;
 
-                if (devdir_open_parent(devfd, link, false, &dirfd, &leaf) >= 0 &&
-                    devdir_readlink(dirfd, leaf, &old) >= 0 && streq(old, target))
-                        if (unlinkat(dirfd, leaf, 0) < 0 && errno != ENOENT)
+                if (devdir_open_parent(devfd, link, false, &dir) >= 0 &&
+                    devdir_readlink(dir.fd, dir.leaf, &old) >= 0 && streq(old, target))
+                        if (unlinkat(dir.fd, dir.leaf, 0) < 0 && errno != ENOENT)
                                 return -errno;
         }
 

@@ -36,13 +36,12 @@ static int remove_stale_node(int devfd, const char *id)
         int r = node_devnum_link_name(type, devnum, &link);
         if (r < 0)
                 return r;
-        int dirfd = -1;
-        const char *leaf;
-        r = devdir_open_parent(devfd, link, false, &dirfd, &leaf);
+        struct devdir_parent dir = DEVDIR_PARENT_NULL;
+        r = devdir_open_parent(devfd, link, false, &dir);
         if (r < 0)
                 return r == -ENOENT ? 0 : r;
-        r = devdir_readlink(dirfd, leaf, &target);
-        close(dirfd);
+        r = devdir_readlink(dir.fd, dir.leaf, &target);
+        devdir_parent_done(&dir);
         if (r < 0)
                 return r == -ENOENT || r == -EINVAL ? 0 : r;
         const char *rel = startswith(target, "../");

@@ -53,18 +53,18 @@ static int tag_node(struct apply_ctx *a, const char *tag, const char *name)
 static int apply_one(const char *name, mode_t mode, uid_t uid, gid_t gid, char *const *tags, void *userdata)
 {
         struct apply_ctx *a = userdata;
-        _cleanup_close_ int dirfd = -1, fd = -1;
-        const char *leaf;
+        _cleanup_(devdir_parent_done) struct devdir_parent dir = DEVDIR_PARENT_NULL;
+        _cleanup_close_ int fd = -1;
         struct stat st;
         int r;
 
         if (!devdir_name_valid(name))
                 return 0;
-        r = devdir_open_parent(a->devfd, name, false, &dirfd, &leaf);
+        r = devdir_open_parent(a->devfd, name, false, &dir);
         if (r < 0)
                 return 0; /* no such node (yet): nothing to do */
         /* an O_PATH handle of the entry itself: a symlink planted there is never followed */
-        fd = openat(dirfd, leaf, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        fd = openat(dir.fd, dir.leaf, O_PATH | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0 || fstat(fd, &st) < 0 || !(S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)))
                 return 0;
         char proc[64];

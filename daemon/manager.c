@@ -481,7 +481,9 @@ static int on_start(sd_event_source *s, void *userdata)
                         event_queue_finish(&m->queue, e);
                         update_queue_file(m);
                 }
-                if (now_usec() - m->kernel_read_usec >= KERNEL_REREAD_USEC)
+                /* behind a long backlog a new event gets no early node: no need to look */
+                if (m->queue.n_queued < EARLY_NODE_BACKLOG &&
+                    now_usec() - m->kernel_read_usec >= KERNEL_REREAD_USEC)
                         read_kernel(m, 1024);
         }
         if (event_queue_next_ready(&m->queue))
