@@ -9,12 +9,18 @@
  * Records stay in memory while measuring and are written when SIGTERM/SIGINT arrives, so the
  * probe does no I/O while a storm runs. It runs SCHED_FIFO (when permitted) so that it is woken
  * as soon as a message or an inotify event is queued: a timestamp is the moment of queueing,
- * not the moment a busy CPU got around to the probe. Output, one record a line, fields separated by tabs:
+ * not the moment a busy CPU got around to the probe.
+ * With --interval USEC it never sleeps on its sources: it wakes on its own timer every USEC and
+ * reads what is queued, stamping it then (up to USEC late). A probe asleep on a socket or an
+ * inotify queue is woken by the daemon's every node or broadcast, and on a virtual machine that
+ * wakeup (an inter-processor interrupt) costs the daemon more than a node; when only the end of
+ * a long run is measured (drain), the stopwatch must not add that to every event.
+ * Output, one record a line, fields separated by tabs:
  *
  *   K|U  t_ns  action  seqnum  devpath  devname     (K: kernel, U: udev; "-" when absent)
  *   C|D  t_ns  path                                 (created / deleted, relative to --dev)
  *
- *   probe [--kernel] [--udev] [--dev DIR [--top]] [--ready FILE] --out FILE
+ *   probe [--kernel] [--udev] [--dev DIR [--top]] [--interval USEC] [--ready FILE] --out FILE
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -250,8 +256,10 @@ int main(int argc, char **argv)
         static const struct option opts[] = {
                 {"kernel", no_argument, NULL, 'k'},  {"udev", no_argument, NULL, 'u'},
                 {"dev", required_argument, NULL, 'd'}, {"ready", required_argument, NULL, 'r'},
-                {"out", required_argument, NULL, 'o'}, {"top", no_argument, NULL, 't'}, {},
+                {"out", required_argument, NULL, 'o'}, {"top", no_argument, NULL, 't'},
+                {"interval", required_argument, NULL, 'i'}, {},
         };
+        long interval_us = 0;
         const char *dev = NULL, *ready = NULL, *out = NULL;
         bool kernel = false, udev = false;
         _cleanup_close_ int ks = -1, us = -1, sfd = -1;
@@ -268,11 +276,13 @@ int main(int argc, char **argv)
                 case 'r': ready = optarg; break;
                 case 'o': out = optarg; break;
                 case 't': p.top_only = true; break;
+                case 'i': interval_us = strtol(optarg, NULL, 10); break;
                 default: return 2;
                 }
         }
-        if (!out || !buf) {
-                fprintf(stderr, "usage: probe [--kernel] [--udev] [--dev DIR [--top]] [--ready FILE] --out FILE\n");
+        if (!out || !buf || interval_us < 0 || interval_us >= 1000000) {
+                fprintf(stderr, "usage: probe [--kernel] [--udev] [--dev DIR [--top]] [--interval USEC] [--ready FILE] "
+                                "--out FILE\n");
                 return 2;
         }
         if (sched_setscheduler(0, SCHED_FIFO, &(struct sched_param){.sched_priority = 10}) < 0)
@@ -309,7 +319,11 @@ int main(int argc, char **argv)
                         {.fd = sfd, .events = POLLIN}, {.fd = ks, .events = POLLIN},
                         {.fd = us, .events = POLLIN},  {.fd = p.ino, .events = POLLIN},
                 };
-                if (poll(pf, 4, -1) < 0) {
+                if (interval_us > 0) {
+                        struct timespec ts = {.tv_nsec = interval_us * 1000};
+                        (void)clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+                }
+                if (poll(pf, 4, interval_us > 0 ? 0 : -1) < 0) {
                         if (errno == EINTR)
                                 continue;
                         r = -errno;
