@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 struct entry {
         const void *key; /* NULL marks an empty slot (integer key 0 is stored as a separate flag) */
@@ -14,6 +16,10 @@ struct entry {
 
 /* The smallest table: maps of a few entries stay one small allocation. */
 #define MIN_SLOTS 16
+/* Tables of this size and more get a mapping of their own. On the heap, a table that grew in
+ * a storm and shrank after it lands somewhere else than before: it may straddle one more page,
+ * or sit at the top of the heap and keep it from being trimmed. */
+#define TABLE_MAPPED_BYTES (16 * 1024)
 
 struct hashmap {
         struct entry *slots;
@@ -67,10 +73,29 @@ struct hashmap *hashmap_new_uint(void)
         return hashmap_new(false);
 }
 
+/* A zeroed table of n slots (n > 0). */
+static struct entry *table_new(size_t n)
+{
+        size_t bytes = n * sizeof(struct entry);
+        if (bytes < TABLE_MAPPED_BYTES)
+                return calloc(n, sizeof(struct entry));
+        void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        return p == MAP_FAILED ? NULL : p;
+}
+
+static void table_free(struct entry *slots, size_t n)
+{
+        size_t bytes = n * sizeof(struct entry);
+        if (bytes < TABLE_MAPPED_BYTES)
+                free(slots);
+        else if (slots)
+                munmap(slots, bytes);
+}
+
 struct hashmap *hashmap_free(struct hashmap *m)
 {
         if (m) {
-                free(m->slots);
+                table_free(m->slots, m->n_slots);
                 free(m);
         }
         return NULL;
@@ -121,12 +146,12 @@ static void insert_slot(struct entry *slots, size_t n_slots, const struct entry 
 static int resize(struct hashmap *m, size_t n)
 {
         struct entry *slots = NULL;
-        if (n > 0 && !(slots = calloc(n, sizeof(*slots))))
+        if (n > 0 && !(slots = table_new(n)))
                 return -ENOMEM;
         for (size_t i = 0; i < m->n_slots; i++)
                 if (m->slots[i].used)
                         insert_slot(slots, n, &m->slots[i]);
-        free(m->slots);
+        table_free(m->slots, m->n_slots);
         m->slots = slots;
         m->n_slots = n;
         return 0;

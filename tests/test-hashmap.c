@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: MIT */
+#include <malloc.h>
+
 #include "hashmap.h"
 #include "macros.h"
 #include "test-util.h"
@@ -86,4 +88,24 @@ static void test_shrink(void)
         hashmap_free(m);
 }
 
-TEST_MAIN(TEST(test_string_keys), TEST(test_uint_keys), TEST(test_shrink))
+/* A large table is a mapping of its own, not heap memory: a table that grows in a storm and
+ * shrinks after it must not leave the heap fragmented. 1000 entries take 2048 slots (48 KiB),
+ * below glibc's own mmap threshold. */
+static void test_large_table_off_heap(void)
+{
+        struct hashmap *m = hashmap_new_uint();
+        size_t heap_before = mallinfo2().uordblks;
+        for (uintptr_t i = 1; i <= 1000; i++)
+                CHECK_INT(hashmap_put(m, (const void *)i, (void *)i), 0);
+        CHECK_INT(hashmap_slots(m), 2048);
+        CHECK(mallinfo2().uordblks < heap_before + 16 * 1024);
+        for (uintptr_t i = 1; i <= 1000; i++)
+                CHECK(hashmap_get(m, (const void *)i) == (void *)i);
+        for (uintptr_t i = 1; i <= 990; i++)
+                CHECK(hashmap_remove(m, (const void *)i) == (void *)i);
+        CHECK(hashmap_slots(m) <= 32);
+        CHECK(hashmap_get(m, (const void *)(uintptr_t)995) == (void *)(uintptr_t)995);
+        hashmap_free(m);
+}
+
+TEST_MAIN(TEST(test_string_keys), TEST(test_uint_keys), TEST(test_shrink), TEST(test_large_table_off_heap))
