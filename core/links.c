@@ -224,6 +224,29 @@ static int claim_read(int dirfd, const char *entry, struct claim *ret)
 
 /* Lists the entries of a directory fd (not "." / ".." / temporaries) as a NULL-terminated
  * array of new strings. Reads dirfd itself from its start (no second fd, no stdio stream). */
+/* Whether a claim directory read from its start (a fresh fd) holds an entry that is not a
+ * temporary, in one getdents64() call in the common case: a reply that left room for one more
+ * entry of the longest name is the whole directory. 1, 0 or -errno. */
+static int claims_dir_has_entries(int dirfd)
+{
+        char buf[2048] __attribute__((aligned(8)));
+        const long longest = (long)(offsetof(struct dirent64, d_name) + NAME_MAX + 1 + 7);
+
+        for (;;) {
+                long got = syscall(SYS_getdents64, dirfd, buf, sizeof(buf));
+                if (got < 0)
+                        return -errno;
+                for (long off = 0; off < got;) {
+                        const struct dirent64 *de = (const struct dirent64 *)(buf + off);
+                        off += de->d_reclen;
+                        if (de->d_name[0] != '.')
+                                return 1;
+                }
+                if (got == 0 || got <= (long)sizeof(buf) - longest)
+                        return 0;
+        }
+}
+
 static int list_dir(int dirfd, char ***ret)
 {
         _cleanup_strv_free_ char **v = calloc(1, sizeof(char *));
@@ -534,7 +557,6 @@ owner:;
 static int claim_release(int devfd, struct claims_root *cr, const char *link, const char *device_id)
 {
         _cleanup_free_ char *esc = NULL, *entry = NULL, *dir = NULL, *target = NULL, *current = NULL;
-        _cleanup_strv_free_ char **others = NULL;
         _cleanup_close_ int cdir = -1;
         _cleanup_(devdir_parent_done) struct devdir_parent pdir = DEVDIR_PARENT_NULL;
         struct claim mine;
@@ -556,10 +578,10 @@ static int claim_release(int devfd, struct claims_root *cr, const char *link, co
                 goto general; /* owned by another claimant, or not as the claims say */
         if (unlinkat(cdir, entry, 0) < 0 && errno != ENOENT)
                 return -errno;
-        r = list_dir(cdir, &others);
+        r = claims_dir_has_entries(cdir); /* cdir was not read yet: at its start */
         if (r < 0)
                 return r;
-        if (others[0])
+        if (r > 0)
                 return link_resolve_at(devfd, cr, cdir, link); /* the next claimant takes it over */
         if (unlinkat(pdir.fd, pdir.leaf, 0) < 0 && errno != ENOENT)
                 return -errno;
