@@ -447,9 +447,23 @@ static int update(const char *run_dir, struct device *d, bool old_known, char **
         if (r < 0)
                 goto out;
 
+        mode_t mode = new.persist ? 01644 : 0644;
+        /* A new entry (a device's first event) appears whole by linking an unnamed file in:
+         * no temporary name to make and rename. Anything unusual takes the way below. */
+        if (known_absent) {
+                fd = open(data, O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
+                if (fd >= 0) {
+                        bool linked = write_all(fd, buf, buf_len) >= 0 &&
+                                      linkat(fd, "", AT_FDCWD, path, AT_EMPTY_PATH) == 0;
+                        close(fd);
+                        fd = -1;
+                        if (linked)
+                                goto written;
+                }
+        }
+
         /* The daemon is the only writer: "<data>/.#<id>" is free unless a crash left it, and
          * then a random name is taken. Made with its final mode (the daemon's umask is 022). */
-        mode_t mode = new.persist ? 01644 : 0644;
         tmp = strfmt_concat(data, "/.#", id, "XXXXXX", NULL);
         if (!tmp) {
                 r = -ENOMEM;
@@ -482,6 +496,7 @@ static int update(const char *run_dir, struct device *d, bool old_known, char **
                 goto out_unlink;
         }
 
+written:
         drop_stale_tags(run_dir, id, old_tags, new.tags);
         STRV_FOREACH(t, new.tags) {
                 int k = tag_index(run_dir, *t, id, true);

@@ -458,5 +458,41 @@ static void test_read_buffer(void)
         CHECK(e->udev == NULL);
 }
 
-TEST_MAIN(TEST(test_round_trip), TEST(test_read_buffer), TEST(test_empty_entries), TEST(test_atomic), TEST(test_tags_in_step),
+/* A device whose record knows it has no entry: the entry appears whole (an unnamed file linked
+ * in), with its mode, no temporary left; and when an entry is there after all (made behind the
+ * record's back), it is replaced, not kept. */
+static void test_new_entry(void)
+{
+        ensure_run_dir();
+        _cleanup_free_ char *p = run_path("data/c1:3"), *dp = run_path("data");
+        (void)unlink(p);
+        _cleanup_device_unref_ struct device *d = null_device();
+        props_set(&d->props, "ID_NEW", "1", PROP_DB);
+        d->db_synced = true;
+        d->db_exists = false;
+        CHECK_INT(db_update(run_dir, d), 0);
+        _cleanup_free_ char *s = slurp("data/c1:3");
+        CHECK_STR(s, "E:ID_NEW=1\nV:1\n");
+        struct stat st;
+        CHECK(stat(p, &st) == 0 && (st.st_mode & 07777) == 0644 && st.st_nlink == 1);
+        CHECK(d->db_synced && d->db_exists);
+
+        d->db_exists = false; /* the record is wrong: the entry exists */
+        props_set(&d->props, "ID_NEW", "2", PROP_DB);
+        CHECK_INT(db_update(run_dir, d), 0);
+        free(s);
+        s = slurp("data/c1:3");
+        CHECK_STR(s, "E:ID_NEW=2\nV:1\n");
+
+        DIR *dir = opendir(dp);
+        int n = 0;
+        for (struct dirent *de; dir && (de = readdir(dir));)
+                n += de->d_name[0] == '.' && strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+        if (dir)
+                closedir(dir);
+        CHECK_INT(n, 0);
+        CHECK_INT(unlink(p), 0);
+}
+
+TEST_MAIN(TEST(test_round_trip), TEST(test_new_entry), TEST(test_read_buffer), TEST(test_empty_entries), TEST(test_atomic), TEST(test_tags_in_step),
           TEST(test_hostile), TEST(test_cleanup), TEST(test_print_record), TEST(test_queue))
