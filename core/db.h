@@ -18,7 +18,8 @@
  *   <run>/tags/<tag>/<device-id>  empty files: the index libudev enumerates tags with
  *   <run>/queue                   exists exactly while events are queued or running
  *
- * Writes are atomic for readers: a temporary file in the same directory, then rename().
+ * Writes are atomic for readers: a new entry is an unnamed file (O_TMPFILE) linked in once
+ * written; a replaced one is a temporary file in the same directory, then rename().
  * No fsync: the run directory is a tmpfs, whose content does not survive a crash anyway.
  *
  * Reading treats a file as hostile: any line length, unknown keys ignored, malformed lines
