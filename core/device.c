@@ -266,7 +266,6 @@ int device_sysfd(struct device *d, const char *sysfs_root)
                 return fd;
         d->sysfd = fd;
         d->sysfd_open = true;
-        d->sysdir_looked_up = true;
         return fd;
 }
 

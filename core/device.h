@@ -67,7 +67,6 @@ struct device {
         bool db_synced;       /* udev and PROP_DB properties are what the database entry says (read from it,
                                * found absent, or written from them): it need not be read again */
         bool db_exists;       /* with db_synced: whether the entry's file exists */
-        bool sysdir_looked_up; /* its sysfs directory was opened by an event (model_apply_uevent) */
         dev_t devnum;         /* 0 when the device has no devt */
         char devnum_type;     /* 'c', 'b' or 0 */
         int ifindex;          /* network interfaces, else 0 */

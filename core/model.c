@@ -1274,8 +1274,6 @@ int model_apply_uevent(struct model *m, const struct uevent *ev, struct device *
                 device_ref(d);
                 r = overlay_event(m, d, ev);
                 model_remove(m, d);
-                if (d->sysdir_looked_up)
-                        sysdir_cache_drop_removed(m->dirs, d->devpath);
                 if (r < 0) {
                         device_unref(d);
                         return r;

@@ -88,21 +88,6 @@ static struct sysdir_slot *parent_slot(struct sysdir_cache *c, const char *devpa
         return victim;
 }
 
-void sysdir_cache_drop_removed(struct sysdir_cache *c, const char *devpath)
-{
-        const char *slash = strrchr(devpath, '/');
-        if (!slash || slash == devpath || !slash[1])
-                return;
-        size_t len = (size_t)(slash - devpath);
-        for (size_t i = 0; i < SYSDIR_SLOTS; i++) {
-                struct sysdir_slot *s = &c->slots[i];
-                if (s->path && strlen(s->path) == len && strncmp(s->path, devpath, len) == 0) {
-                        (void)faccessat(s->fd, slash + 1, F_OK, AT_SYMLINK_NOFOLLOW);
-                        return;
-                }
-        }
-}
-
 int sysdir_cache_open(struct sysdir_cache *c, const char *devpath)
 {
         const char *slash = strrchr(devpath, '/');

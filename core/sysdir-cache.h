@@ -20,10 +20,3 @@ struct sysdir_cache *sysdir_cache_free(struct sysdir_cache *c);
 /* A new O_PATH|O_DIRECTORY fd (the caller owns it) of root + devpath, an absolute devpath
  * such as "/devices/virtual/block/loop0". -errno (-ENOENT when it does not exist). */
 int sysdir_cache_open(struct sysdir_cache *c, const char *devpath);
-
-/* After a device's removal: looks its directory up once more through the cached parent, a
- * look-up that fails and makes the kernel drop what its dentry cache still holds of the removed
- * directory and of everything looked up below it (sysfs never drops that itself). Left there,
- * it stays until memory runs short, and the next device of the same name pays for it when it
- * is added. Nothing is done when the parent is not cached. */
-void sysdir_cache_drop_removed(struct sysdir_cache *c, const char *devpath);
