@@ -59,6 +59,9 @@ enum {
  * and the file would be made and removed for each of them. A settle request through the
  * control socket removes it at once. */
 #define QUEUE_FILE_LINGER_USEC (2 * 1000ULL)
+/* ... give or take this much: its wakeup is coalesced with others (a timer that fired 2 ms
+ * after each pause of a storm would make and remove the file as often as it saves). */
+#define QUEUE_FILE_LINGER_ACCURACY_USEC (250 * 1000ULL)
 /* How long the queue must stay empty before memory is trimmed. */
 #define IDLE_TRIM_USEC (250 * 1000ULL)
 /* Queued events up to which a new add event gets its node at once (process_make_node_early). */
@@ -712,6 +715,7 @@ int manager_new(const struct manager_options *o, struct manager **ret)
         m->idle_trim = (struct quiet_timer){.m = m, .delay = IDLE_TRIM_USEC, .accuracy = 50 * 1000,
                                             .fire = trim_memory};
         m->queue_file_linger = (struct quiet_timer){.m = m, .delay = QUEUE_FILE_LINGER_USEC,
+                                                    .accuracy = QUEUE_FILE_LINGER_ACCURACY_USEC,
                                                     .fire = remove_queue_file};
         m->sysfs_root = strdup(o->config->sysfs_root);
         m->dev_root = strdup(o->config->dev_root);
