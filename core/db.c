@@ -462,31 +462,25 @@ static int update(const char *run_dir, struct device *d, bool old_known, char **
                 }
         }
 
-        /* The daemon is the only writer: "<data>/.#<id>" is free unless a crash left it, and
-         * then a random name is taken. Made with its final mode (the daemon's umask is 022). */
-        tmp = strfmt_concat(data, "/.#", id, "XXXXXX", NULL);
+        /* else a temporary renamed over the entry */
+        tmp = strfmt_concat(data, "/.#", id, ".XXXXXX", NULL);
         if (!tmp) {
                 r = -ENOMEM;
                 goto out;
         }
         size_t tmpl = strlen(tmp);
-        tmp[tmpl - 6] = 0;
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+        fd = mkostemp(tmp, O_CLOEXEC);
         if (fd < 0 && errno == ENOENT) { /* the first entry: make the directories */
                 if ((r = mkdir_p(data, 0755)) < 0)
                         goto out;
-                fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-        }
-        bool exact_mode = fd >= 0;
-        if (fd < 0 && errno == EEXIST) {
-                tmp[tmpl - 6] = 'X';
+                memcpy(tmp + tmpl - 6, "XXXXXX", 6);
                 fd = mkostemp(tmp, O_CLOEXEC);
         }
         if (fd < 0) {
                 r = -errno;
                 goto out_tmp;
         }
-        r = !exact_mode && fchmod(fd, mode) < 0 ? -errno : write_all(fd, buf, buf_len);
+        r = fchmod(fd, mode) < 0 ? -errno : write_all(fd, buf, buf_len);
         if (close(fd) < 0 && r == 0)
                 r = -errno;
         if (r < 0)
