@@ -201,16 +201,21 @@ static void quiet_timer_note_drain(struct quiet_timer *t)
                 quiet_timer_arm(t, t->m->last_drain_usec + t->delay);
 }
 
+/* Called whenever the queue may have changed: the queue file follows it, and a drain notes its
+ * time for the quiet timers (the file's linger, the memory trim). */
 static void update_queue_file(struct manager *m)
 {
         bool want = queue_busy(m);
         if (!want) {
                 /* devmanadm settle waiting on the socket; a client answered now finds no file */
                 unsigned answered = ctrl_server_notify_idle(m->ctrl);
+                bool running = !m->opt.once && !m->exiting && m->event;
+                m->last_drain_usec = now_usec();
+                if (running)
+                        quiet_timer_note_drain(&m->idle_trim);
                 if (!m->queue_file)
                         return;
-                m->last_drain_usec = now_usec();
-                if (answered > 0 || m->opt.once || m->exiting || !m->event)
+                if (answered > 0 || !running)
                         remove_queue_file(m);
                 else
                         quiet_timer_note_drain(&m->queue_file_linger);
@@ -246,15 +251,6 @@ static void trim_memory(struct manager *m)
                 log_debug_errno(r, "Cannot trim memory: %m");
         else
                 log_debug("Memory trimmed (%d mappings)", r);
-}
-
-/* Called whenever the queue drains. */
-static void schedule_idle_trim(struct manager *m)
-{
-        if (m->opt.once || !m->event)
-                return;
-        m->last_drain_usec = now_usec();
-        quiet_timer_note_drain(&m->idle_trim);
 }
 
 static void maybe_finish(struct manager *m)
@@ -346,8 +342,6 @@ static void on_event_done(struct event *e, struct device *dev, int result, void 
         event_queue_finish(&m->queue, e);
         update_queue_file(m);
         schedule_start(m);
-        if (event_queue_is_empty(&m->queue))
-                schedule_idle_trim(m);
         maybe_finish(m);
 }
 
