@@ -44,8 +44,10 @@ char *export_tags_string(char *const *tags)
         return s;
 }
 
-static char *join_links(char *const *links, const char *dev_root)
+char *export_links_string(char *const *links, const char *dev_root)
 {
+        if (!links || !links[0])
+                return NULL;
         size_t len = 0, rl = strlen(dev_root);
         STRV_FOREACH(l, links)
                 len += rl + 1 + strlen(*l) + 1;
@@ -113,7 +115,7 @@ int export_each(const struct device *d, const char *dev_root, const char *action
             (r = emit(userdata, "USEC_INITIALIZED", 16, strfmt_uint(num, u->usec_initialized), 0)) < 0)
                 return r;
         if (u->links && u->links[0] && d->devnum_type &&
-            (r = emit_list(emit, userdata, "DEVLINKS", 8, join_links(u->links, dev_root))) < 0)
+            (r = emit_list(emit, userdata, "DEVLINKS", 8, export_links_string(u->links, dev_root))) < 0)
                 return r;
         if (u->tags && u->tags[0] && (r = emit_list(emit, userdata, "TAGS", 4, export_tags_string(u->tags))) < 0)
                 return r;

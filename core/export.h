@@ -31,5 +31,7 @@ typedef int (*export_emit_t)(void *userdata, const char *key, size_t keylen, con
 int export_each(const struct device *d, const char *dev_root, const char *action, uint64_t seqnum, export_emit_t emit,
                 void *userdata);
 
+/* "<dev_root>/a <dev_root>/b" for a non-empty link list, NULL for an empty one (or on ENOMEM). */
+char *export_links_string(char *const *links, const char *dev_root);
 /* ":a:b:" for a non-empty tag list, NULL for an empty one (or on ENOMEM: check errno). */
 char *export_tags_string(char *const *tags);

@@ -7,8 +7,10 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include "export.h"
 #include "log.h"
 #include "strfmt.h"
+#include "strv.h"
 #include "sysfs.h"
 
 enum subst {
@@ -337,28 +339,6 @@ int format_resolve_subsys(const char *sysfs_root, const char *s, bool read_value
         return 0;
 }
 
-static int join_prefixed(char *const *l, const char *prefix, char sep, char **ret)
-{
-        struct sbuf b = {0};
-        if (sbuf_add(&b, "") < 0)
-                return -ENOMEM;
-        for (; l && *l; l++) {
-                if ((b.len > 0 && sbuf_addn(&b, &sep, 1) < 0) || (prefix && sbuf_add(&b, prefix) < 0) ||
-                    sbuf_add(&b, *l) < 0) {
-                        free(b.s);
-                        return -ENOMEM;
-                }
-        }
-        *ret = b.s;
-        return 0;
-}
-
-/* "/dev/" (dev_root + "/") */
-static char *dev_prefix(const char *dev_root)
-{
-        return strfmt_concat(dev_root ? dev_root : "/dev", "/", NULL);
-}
-
 /* The keys format_get_property() can derive from the record. */
 enum derived_key {
         DERIVED_NONE,
@@ -438,22 +418,10 @@ const char *format_get_property(struct device *dev, const char *dev_root, const 
                 struct device_udev *u = dev->udev;
                 if (!u)
                         return NULL;
-                if (k == DERIVED_DEVLINKS) {
-                        if (!u->links || !u->links[0])
-                                return NULL;
-                        _cleanup_free_ char *prefix = dev_prefix(dev_root);
-                        if (!prefix || join_prefixed(u->links, prefix, ' ', buf) < 0)
-                                return NULL;
-                        return *buf;
-                }
-                char **tags = k == DERIVED_TAGS ? u->tags : u->current_tags;
-                if (!tags || !tags[0])
-                        return NULL;
-                /* ":a:b:" */
-                _cleanup_free_ char *j = NULL;
-                if (join_prefixed(tags, NULL, ':', &j) < 0)
-                        return NULL;
-                return (*buf = strfmt_concat(":", j, ":", NULL));
+                if (k == DERIVED_DEVLINKS)
+                        return (*buf = export_links_string(u->links, dev_root ? dev_root : "/dev"));
+                /* ":a:b:", NULL for none */
+                return (*buf = export_tags_string(k == DERIVED_TAGS ? u->tags : u->current_tags));
         }
         default:
                 break;
@@ -611,7 +579,7 @@ static int expand_one(const struct format_ctx *c, int type, const char *attr, st
                 break;
         case SUBST_LINKS:
                 if (dev->udev && dev->udev->links) {
-                        if (join_prefixed(dev->udev->links, NULL, ' ', &owned) < 0)
+                        if (!(owned = strv_join(dev->udev->links, NULL, " ")))
                                 return -ENOMEM;
                         v = owned;
                 }

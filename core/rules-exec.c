@@ -967,15 +967,16 @@ static int assign_run(struct rules_exec *x, const struct rule_line *l, const str
         return 1;
 }
 
-/* Evaluates one token on dev (the event device, or a candidate parent for parent tokens).
- * 1: it holds (matches) or was applied, 0: it does not hold, -EAGAIN: a program must run
- * first (the token is evaluated again once its outcome is in), -ENOMEM. */
 /* free() for apply_token()'s buffer, which most tokens never use: no call for them. */
 static inline void free_if_set(char **p)
 {
         if (*p)
                 free(*p);
 }
+
+/* Evaluates one token on dev (the event device, or a candidate parent for parent tokens).
+ * 1: it holds (matches) or was applied, 0: it does not hold, -EAGAIN: a program must run
+ * first (the token is evaluated again once its outcome is in), -ENOMEM. */
 
 static int apply_token(struct rules_exec *x, const struct rule_line *l, const struct rule_token *t,
                        struct device *dev)

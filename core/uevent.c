@@ -46,7 +46,6 @@ static bool has_control_chars(const char *s)
         return false;
 }
 
-
 /* Absolute, no "." / ".." / empty component, no control characters. */
 static bool devpath_is_valid(const char *p)
 {
