@@ -553,7 +553,7 @@ owner:;
  * link and is its only claimant, is settled without reading other claims: the /dev link is
  * seen to point to the claim's node, the claim goes, the directory is found empty, then the
  * /dev link and the directory go (in that order: a crash never leaves an unclaimed link).
- * Everything else takes the general way (claim_drop + link_resolve). */
+ * Everything else takes the general way: the claim goes, then link_resolve_at(). */
 static int claim_release(int devfd, struct claims_root *cr, const char *link, const char *device_id)
 {
         _cleanup_free_ char *esc = NULL, *entry = NULL, *dir = NULL, *target = NULL, *current = NULL;

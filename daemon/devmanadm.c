@@ -2,9 +2,9 @@
 /* devmanadm: the admin tool. Global options, then a verb; see adm.h.
  *
  * Built twice. devmanadm itself (ADM_FRONT) carries the verbs boot scripts run — trigger,
- * settle, coldplug, static-nodes, control — and links nothing but libc, so that it starts as fast as a program can;
- * the other verbs need the event loop, the builtins' libraries and the rules engine, and run
- * in devmanadm-tools, which the front executes with the same arguments. */
+ * settle, coldplug, static-nodes, control — and links nothing but libc, so that it starts as
+ * fast as a program can; the other verbs need the event loop, the builtins' libraries and the
+ * rules engine, and run in devmanadm-tools, which the front executes with the same arguments. */
 #include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
