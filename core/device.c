@@ -53,6 +53,18 @@ int device_rename(struct device *d, const char *devpath)
                                 *c = '/';
                 base = sysname_buf;
         }
+        /* a DEVNAME that pointed to the old sysname points to the new one, or becomes a copy */
+        if (d->borrowed & DEVICE_BORROWED_DEVNAME && !streq(d->devname, base)) {
+                char *copy = strdup(d->devname);
+                if (!copy) {
+                        free(p);
+                        free(sysname_buf);
+                        return -ENOMEM;
+                }
+                d->devname = copy;
+                d->borrowed &= ~DEVICE_BORROWED_DEVNAME;
+        } else if (d->borrowed & DEVICE_BORROWED_DEVNAME)
+                d->devname = base;
         free(d->devpath);
         free(d->sysname_buf);
         d->devpath = p;
@@ -132,49 +144,80 @@ struct device *device_unref(struct device *d)
         device_clear_attrs(d);
         device_udev_free(d->udev);
         props_clear(&d->props);
+        device_set_subsystem(d, NULL);
+        device_set_devtype(d, NULL);
+        device_set_driver(d, NULL);
+        device_set_devname(d, NULL);
         free(d->devpath);
         free(d->sysname_buf);
-        free(d->subsystem);
-        free(d->devtype);
-        free(d->driver);
-        free(d->devname);
         free(d);
         return NULL;
 }
 
-static int set_string(char **field, const char *s)
+/* Subsystem, devtype and driver names that many devices share: a record points to these
+ * instead of holding a copy of its own (a storm of a thousand loop devices would otherwise
+ * hold a thousand copies of "block", of "disk" and of "bdi"). Sorted, for bsearch(). */
+static const char *const shared_names[] = {
+        "acpi", "ahci", "bdi", "block", "bsg", "button", "clockevents", "cpu", "cpuid", "disk", "dmi", "drm",
+        "event_source", "graphics", "hid", "hid-generic", "hidraw", "hub", "hwmon", "i2c", "input", "leds",
+        "machinecheck", "mem", "memory", "misc", "msr", "net", "nvme", "partition", "pci", "pci_bus", "pcieport",
+        "platform", "pnp", "power_supply", "rtc", "scsi", "scsi_device", "scsi_disk", "scsi_generic",
+        "scsi_host", "sd", "serial8250", "serio", "sound", "thermal", "tty", "usb", "usb_device",
+        "usb_interface", "usbhid", "usbmisc", "vc", "virtio", "virtio-pci", "vtconsole", "wakeup", "wlan",
+        "workqueue", "xhci_hcd",
+};
+
+static int cmp_name(const void *key, const void *elem)
+{
+        return strcmp(key, *(const char *const *)elem);
+}
+
+/* Sets one of the record's strings to s: the shared copy when s is one of shared_names (with
+ * shareable), the sysname when s equals it (with devname), else an owned copy. */
+static int set_string(struct device *d, const char **field, uint8_t bit, const char *s)
 {
         if (streq_ptr(*field, s))
                 return 0;
-        char *n = NULL;
+        const char *n = NULL;
+        uint8_t borrowed = 0;
         if (s) {
-                n = strdup(s);
-                if (!n)
+                const char *const *shared = bit == DEVICE_BORROWED_DEVNAME
+                        ? NULL
+                        : bsearch(s, shared_names, ELEMENTSOF(shared_names), sizeof(shared_names[0]), cmp_name);
+                if (shared) {
+                        n = *shared;
+                        borrowed = bit;
+                } else if (bit == DEVICE_BORROWED_DEVNAME && streq(s, d->sysname)) {
+                        n = d->sysname;
+                        borrowed = bit;
+                } else if (!(n = strdup(s)))
                         return -ENOMEM;
         }
-        free(*field);
+        if (!(d->borrowed & bit))
+                free((char *)*field);
         *field = n;
+        d->borrowed = (uint8_t)((d->borrowed & ~bit) | borrowed);
         return 0;
 }
 
 int device_set_subsystem(struct device *d, const char *s)
 {
-        return set_string(&d->subsystem, s);
+        return set_string(d, &d->subsystem, DEVICE_BORROWED_SUBSYSTEM, s);
 }
 
 int device_set_devtype(struct device *d, const char *s)
 {
-        return set_string(&d->devtype, s);
+        return set_string(d, &d->devtype, DEVICE_BORROWED_DEVTYPE, s);
 }
 
 int device_set_driver(struct device *d, const char *s)
 {
-        return set_string(&d->driver, s);
+        return set_string(d, &d->driver, DEVICE_BORROWED_DRIVER, s);
 }
 
 int device_set_devname(struct device *d, const char *s)
 {
-        return set_string(&d->devname, s);
+        return set_string(d, &d->devname, DEVICE_BORROWED_DEVNAME, s);
 }
 
 char *device_syspath(const struct device *d, const char *sysfs_root)

@@ -53,33 +53,36 @@ struct device_attr; /* cached attribute value, see device_get_sysattr() */
 
 struct device {
         unsigned n_ref;
+        int sysfd;           /* O_PATH fd of its sysfs directory while an event is processed,
+                              * valid when sysfd_open; closed with the attribute cache */
         struct model *model; /* the model that holds it; NULL once removed */
 
         char *devpath;
         const char *sysname;  /* basename of devpath with '!' turned into '/'; points into devpath or sysname_buf */
         char *sysname_buf;    /* only when the basename contains '!' */
         const char *sysnum;   /* trailing digits of sysname, or NULL */
-        char *subsystem;      /* class or bus name, NULL when unknown */
-        char *devtype;        /* DEVTYPE, or NULL */
-        char *driver;         /* bound driver, or NULL */
-        char *devname;        /* node name relative to the /dev root (DEVNAME), or NULL */
-        bool devname_refused; /* the kernel's DEVNAME was unsafe: no node, not even one named after the device */
-        bool db_synced;       /* udev and PROP_DB properties are what the database entry says (read from it,
-                               * found absent, or written from them): it need not be read again */
-        bool db_exists;       /* with db_synced: whether the entry's file exists */
-        dev_t devnum;         /* 0 when the device has no devt */
-        char devnum_type;     /* 'c', 'b' or 0 */
-        int ifindex;          /* network interfaces, else 0 */
+        /* Set only through device_set_*(): a value many devices share ("block", "disk") points
+         * to one constant copy, a DEVNAME equal to the sysname into the devpath (`borrowed`
+         * says which); any other is owned. */
+        const char *subsystem; /* class or bus name, NULL when unknown */
+        const char *devtype;   /* DEVTYPE, or NULL */
+        const char *driver;    /* bound driver, or NULL */
+        const char *devname;   /* node name relative to the /dev root (DEVNAME), or NULL */
+        dev_t devnum;          /* 0 when the device has no devt */
+        uint64_t seqnum;       /* SEQNUM of the last event applied, 0 for coldplug records */
+        int ifindex;           /* network interfaces, else 0 */
         enum device_layout layout;
-        uint64_t seqnum;      /* SEQNUM of the last event applied, 0 for coldplug records */
+        char devnum_type;      /* 'c', 'b' or 0 */
+        uint8_t borrowed;      /* DEVICE_BORROWED_* bits: which of the strings above are not owned */
+        bool devname_refused;  /* the kernel's DEVNAME was unsafe: no node, not even one named after the device */
+        bool db_synced;        /* udev and PROP_DB properties are what the database entry says (read from it,
+                                * found absent, or written from them): it need not be read again */
+        bool db_exists;        /* with db_synced: whether the entry's file exists */
+        bool sysfd_open;
 
         struct props props;   /* kernel uevent properties, plus PROP_DB ones from rules */
         struct device_udev *udev;
-
         struct device_attr *attrs; /* attribute cache for the event being processed */
-        int sysfd;                 /* O_PATH fd of its sysfs directory while an event is processed,
-                                    * valid when sysfd_open; closed with the attribute cache */
-        bool sysfd_open;
 
         /* model links (managed by model.c) */
         struct device *parent;       /* holds a reference */
@@ -88,6 +91,13 @@ struct device {
         struct device *prev_sibling;
         struct device *subsys_next;  /* next device of the same subsystem */
         struct device *subsys_prev;
+};
+
+enum {
+        DEVICE_BORROWED_SUBSYSTEM = 1 << 0,
+        DEVICE_BORROWED_DEVTYPE = 1 << 1,
+        DEVICE_BORROWED_DRIVER = 1 << 2,
+        DEVICE_BORROWED_DEVNAME = 1 << 3, /* points to the sysname */
 };
 
 /* A new, unattached record for devpath (must start with '/'). Fields are filled by the caller

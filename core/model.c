@@ -628,8 +628,8 @@ static int reindex(struct model *m, struct device *d, const char *old_subsystem,
 {
         int r = 0;
         if (!streq_ptr(old_subsystem, d->subsystem)) {
-                char *now = d->subsystem;
-                d->subsystem = (char *)old_subsystem;
+                const char *now = d->subsystem;
+                d->subsystem = old_subsystem;
                 unindex_subsystem(m, d);
                 d->subsystem = now;
                 r = index_subsystem(m, d);
