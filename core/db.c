@@ -347,30 +347,34 @@ static int entry_from_device(const struct device *d, struct db_entry *e)
         return 0;
 }
 
-static int write_entry(FILE *f, const struct device *d, const struct db_entry *e)
+/* The entry's text, built without stdio: this runs once per processed event. */
+static int write_entry(struct strfmt_buf *b, const struct device *d, const struct db_entry *e)
 {
-        if (entry_has_info(e)) {
-                if (d->devnum_type && major(d->devnum) > 0) {
-                        STRV_FOREACH(l, e->links)
-                                fprintf(f, "S:%s\n", *l);
-                        if (e->link_priority != 0)
-                                fprintf(f, "L:%d\n", e->link_priority);
+        char num[STRFMT_UINT_MAX];
+        if (!entry_has_info(e))
+                return 0;
+        if (d->devnum_type && major(d->devnum) > 0) {
+                STRV_FOREACH(l, e->links)
+                        strfmt_buf_append(b, "S:", *l, "\n", NULL);
+                if (e->link_priority != 0) {
+                        uint64_t mag = e->link_priority < 0 ? -(uint64_t)(int64_t)e->link_priority
+                                                            : (uint64_t)e->link_priority;
+                        strfmt_buf_append(b, "L:", e->link_priority < 0 ? "-" : "", strfmt_uint(num, mag), "\n",
+                                          NULL);
                 }
-                if (e->usec_initialized > 0)
-                        fprintf(f, "I:%" PRIu64 "\n", e->usec_initialized);
-                const char *entry;
-                size_t it = 0;
-                while (props_next(&e->props, &it, &entry, NULL))
-                        fprintf(f, "E:%s\n", entry);
-                STRV_FOREACH(t, e->tags)
-                        fprintf(f, "G:%s\n", *t);
-                STRV_FOREACH(t, e->current_tags)
-                        fprintf(f, "Q:%s\n", *t);
-                fputs("V:1\n", f);
         }
-        if (fflush(f) != 0 || ferror(f))
-                return errno > 0 ? -errno : -EIO;
-        return 0;
+        if (e->usec_initialized > 0)
+                strfmt_buf_append(b, "I:", strfmt_uint(num, e->usec_initialized), "\n", NULL);
+        const char *entry;
+        size_t it = 0;
+        while (props_next(&e->props, &it, &entry, NULL))
+                strfmt_buf_append(b, "E:", entry, "\n", NULL);
+        STRV_FOREACH(t, e->tags)
+                strfmt_buf_append(b, "G:", *t, "\n", NULL);
+        STRV_FOREACH(t, e->current_tags)
+                strfmt_buf_append(b, "Q:", *t, "\n", NULL);
+        strfmt_buf_append(b, "V:1\n", NULL);
+        return b->failed ? -ENOMEM : 0;
 }
 
 /* Removes the index entries of old_tags that are not in new_tags. */
@@ -398,10 +402,9 @@ int db_update_known(const char *run_dir, struct device *d, char **old_tags)
 
 static int update(const char *run_dir, struct device *d, bool old_known, char **old_tags)
 {
-        _cleanup_free_ char *id = NULL, *data = NULL, *path = NULL, *tmp = NULL, *buf = NULL;
+        _cleanup_free_ char *id = NULL, *data = NULL, *path = NULL, *tmp = NULL;
         struct db_entry old = {0}, new = {0};
-        size_t buf_len = 0;
-        FILE *f = NULL;
+        struct strfmt_buf text = {0};
         int fd = -1;
         int r = device_db_id(d, &id);
         if (r < 0)
@@ -436,14 +439,7 @@ static int update(const char *run_dir, struct device *d, bool old_known, char **
         }
 
         /* the whole entry first, so the file is written with one write() */
-        f = open_memstream(&buf, &buf_len);
-        if (!f) {
-                r = -ENOMEM;
-                goto out;
-        }
-        r = write_entry(f, d, &new);
-        if (fclose(f) != 0 && r == 0)
-                r = -ENOMEM;
+        r = write_entry(&text, d, &new);
         if (r < 0)
                 goto out;
 
@@ -453,7 +449,7 @@ static int update(const char *run_dir, struct device *d, bool old_known, char **
         if (known_absent) {
                 fd = open(data, O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
                 if (fd >= 0) {
-                        bool linked = write_all(fd, buf, buf_len) >= 0 &&
+                        bool linked = write_all(fd, strempty(text.s), text.len) >= 0 &&
                                       linkat(fd, "", AT_FDCWD, path, AT_EMPTY_PATH) == 0;
                         close(fd);
                         fd = -1;
@@ -480,7 +476,7 @@ static int update(const char *run_dir, struct device *d, bool old_known, char **
                 r = -errno;
                 goto out_tmp;
         }
-        r = fchmod(fd, mode) < 0 ? -errno : write_all(fd, buf, buf_len);
+        r = fchmod(fd, mode) < 0 ? -errno : write_all(fd, strempty(text.s), text.len);
         if (close(fd) < 0 && r == 0)
                 r = -errno;
         if (r < 0)
@@ -505,6 +501,7 @@ out_unlink:
         (void)unlink(tmp);
 out_tmp:
 out:
+        free(text.s);
         db_entry_clear(&old);
         db_entry_clear(&new);
         return r;

@@ -38,3 +38,38 @@ char *strfmt_concat(const char *first, ...)
         *p = '\0';
         return r;
 }
+
+void strfmt_buf_append(struct strfmt_buf *b, const char *first, ...)
+{
+        va_list ap;
+        size_t add = 0;
+        if (b->failed)
+                return;
+        va_start(ap, first);
+        for (const char *s = first; s; s = va_arg(ap, const char *))
+                add += strlen(s);
+        va_end(ap);
+
+        if (b->len + add + 1 > b->cap) {
+                size_t cap = b->cap ? b->cap : 128;
+                while (cap < b->len + add + 1)
+                        cap *= 2;
+                char *n = realloc(b->s, cap);
+                if (!n) {
+                        b->failed = true;
+                        return;
+                }
+                b->s = n;
+                b->cap = cap;
+        }
+        char *p = b->s + b->len;
+        va_start(ap, first);
+        for (const char *s = first; s; s = va_arg(ap, const char *)) {
+                size_t l = strlen(s);
+                memcpy(p, s, l);
+                p += l;
+        }
+        va_end(ap);
+        *p = '\0';
+        b->len += add;
+}

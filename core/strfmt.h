@@ -4,10 +4,13 @@
  * asprintf() costs over a thousand instructions for a two-field string, these a few dozen.
  *
  * strfmt_uint() writes into a caller buffer and returns a pointer into it; strfmt_concat()
- * returns a new heap string owned by the caller, or NULL on ENOMEM.
+ * returns a new heap string owned by the caller, or NULL on ENOMEM; struct strfmt_buf grows
+ * one string from many appends (a database entry's lines).
  */
 #pragma once
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* Room for the decimal digits of any uint64_t and the NUL. */
@@ -19,3 +22,15 @@ char *strfmt_uint(char buf[static STRFMT_UINT_MAX], uint64_t v);
 
 /* The concatenation of the strings up to the NULL that ends the list. */
 char *strfmt_concat(const char *first, ...) __attribute__((sentinel));
+
+/* A string built by appending; zeroed to start, free(s) when done. After a failed allocation
+ * it keeps what it had and `failed` is set: later appends do nothing, so a writer checks once
+ * at the end. */
+struct strfmt_buf {
+        char *s; /* NUL-terminated once anything was appended, else NULL */
+        size_t len, cap;
+        bool failed;
+};
+
+/* Appends the strings up to the NULL that ends the list. */
+void strfmt_buf_append(struct strfmt_buf *b, const char *first, ...) __attribute__((sentinel));

@@ -83,4 +83,25 @@ static void test_device_id(void)
         device_unref(d);
 }
 
-TEST_MAIN(TEST(test_uint), TEST(test_concat), TEST(test_device_id))
+static void test_buf(void)
+{
+        struct strfmt_buf b = {0};
+        strfmt_buf_append(&b, "", NULL);
+        CHECK_STR(b.s, "");
+        CHECK_INT(b.len, 0);
+        strfmt_buf_append(&b, "S:", "disk/by-id/x", "\n", NULL);
+        strfmt_buf_append(&b, "V:1\n", NULL);
+        CHECK_STR(b.s, "S:disk/by-id/x\nV:1\n");
+        CHECK_INT(b.len, strlen("S:disk/by-id/x\nV:1\n"));
+        /* growth well past the first allocation keeps every byte */
+        for (int i = 0; i < 1000; i++)
+                strfmt_buf_append(&b, "E:KEY=", "0123456789", "\n", NULL);
+        CHECK_INT(b.len, strlen("S:disk/by-id/x\nV:1\n") + 1000 * strlen("E:KEY=0123456789\n"));
+        CHECK(!b.failed);
+        CHECK(b.len + 1 <= b.cap);
+        CHECK(strncmp(b.s + b.len - 17, "E:KEY=0123456789\n", 17) == 0);
+        CHECK_INT(strlen(b.s), b.len);
+        free(b.s);
+}
+
+TEST_MAIN(TEST(test_uint), TEST(test_concat), TEST(test_buf), TEST(test_device_id))
