@@ -5,10 +5,15 @@
 #include <sys/utsname.h>
 
 #include "builtin-kmod.h"
+#include "dlopen-note.h"
 #include "log.h"
 
 /* The library's soname: opened on first use, not linked. */
 #define LIBKMOD_SONAME "libkmod.so.2"
+
+DLOPEN_NOTE(dlopen_note_kmod,
+            "[{\"feature\":\"kmod\",\"description\":\"Loading the kernel modules devices ask for\","
+            "\"priority\":\"recommended\",\"soname\":[\"" LIBKMOD_SONAME "\"]}]");
 
 /* libkmod brings libcrypto, liblzma and libzstd along: loading them costs every process that
  * links it about a millisecond at start (devmanadm trigger and settle are on the boot path) and

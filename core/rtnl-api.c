@@ -4,8 +4,14 @@
 #include <dlfcn.h>
 #include <errno.h>
 
+#include "dlopen-note.h"
+
 /* The library's soname, as libnl-route-3-dev links it. */
 #define LIBNL_ROUTE_SONAME "libnl-route-3.so.200"
+
+DLOPEN_NOTE(dlopen_note_nl_route,
+            "[{\"feature\":\"netif\",\"description\":\"Network interface renames and .link matching\","
+            "\"priority\":\"recommended\",\"soname\":[\"" LIBNL_ROUTE_SONAME "\"]}]");
 
 int rtnl_api_open(struct rtnl_api *a)
 {

@@ -4,10 +4,12 @@ modules.dep, indexes regenerated with depmod), the device managers with their sh
 (found with ldd), Debian's udev rules and helpers, libinput's list-devices and the uinput test
 program."""
 
+import json
 import os
 import re
 import shutil
 import stat
+import struct
 import subprocess
 import tempfile
 
@@ -105,8 +107,13 @@ class Cpio:
 
 
 def add_elf(cpio, src, dst=None):
-    """An executable and every shared library ldd resolves for it."""
+    """An executable, every shared library ldd resolves for it and those it declares it opens
+    on first use (dlopen_sonames), with theirs."""
     cpio.file(os.path.realpath(src), dst or usr_path(src), 0o755)
+    for soname in dlopen_sonames(src):
+        lib = library_path(soname)
+        if lib and not cpio.has(usr_path(lib)):
+            add_elf(cpio, lib)
     p = subprocess.run(["ldd", src], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     if p.returncode != 0:  # static binaries and scripts have no libraries
         return
@@ -116,6 +123,53 @@ def add_elf(cpio, src, dst=None):
             lib = m.group(1)
             if not cpio.has(usr_path(lib)):
                 cpio.file(os.path.realpath(lib), usr_path(lib), 0o755)
+
+
+DLOPEN_NOTE_TYPE = 0x407C0C0A
+
+
+def dlopen_sonames(path):
+    """The sonames a 64-bit little-endian ELF declares it opens on first use: its
+    .note.dlopen notes (core/dlopen-note.h), which ldd cannot see."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
+        return []
+    shoff, = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
+
+    def section(i):
+        name, _type, _flags, _addr, off, size = struct.unpack_from("<IIQQQQ", data, shoff + i * shentsize)
+        return name, off, size
+
+    _, stroff, _ = section(shstrndx)
+    names = []
+    for i in range(shnum):
+        name, off, size = section(i)
+        if data[stroff + name:data.index(b"\0", stroff + name)] != b".note.dlopen":
+            continue
+        pos, end = off, off + size
+        while pos + 12 <= end:
+            namesz, descsz, ntype = struct.unpack_from("<III", data, pos)
+            pos += 12
+            owner = data[pos:pos + namesz].rstrip(b"\0")
+            pos += (namesz + 3) & ~3
+            desc = data[pos:pos + descsz].split(b"\0")[0]
+            pos += (descsz + 3) & ~3
+            if owner == b"FDO" and ntype == DLOPEN_NOTE_TYPE:
+                for entry in json.loads(desc):
+                    names.extend(entry.get("soname", []))
+    return names
+
+
+def library_path(soname):
+    """Where the dynamic linker finds soname (ldconfig's cache), or None."""
+    p = subprocess.run(["ldconfig", "-p"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    for line in p.stdout.splitlines():
+        m = re.match(r"\s*(\S+) \((?:libc6,)?x86-64[^)]*\) => (\S+)", line)
+        if m and m.group(1) == soname:
+            return m.group(2)
+    return None
 
 
 def is_elf(path):
