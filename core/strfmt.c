@@ -16,38 +16,49 @@ char *strfmt_uint(char buf[static STRFMT_UINT_MAX], uint64_t v)
         return q;
 }
 
-char *strfmt_concat(const char *first, ...)
+/* The length of first and of the strings after it, up to the NULL that ends the list. */
+static size_t list_len(const char *first, va_list ap)
 {
-        va_list ap;
         size_t len = 0;
-        va_start(ap, first);
         for (const char *s = first; s; s = va_arg(ap, const char *))
                 len += strlen(s);
-        va_end(ap);
+        return len;
+}
 
-        char *r = malloc(len + 1), *p = r;
-        if (!r)
-                return NULL;
-        va_start(ap, first);
+/* Copies the same strings to p and NUL-terminates them. */
+static void list_copy(char *p, const char *first, va_list ap)
+{
         for (const char *s = first; s; s = va_arg(ap, const char *)) {
                 size_t l = strlen(s);
                 memcpy(p, s, l);
                 p += l;
         }
-        va_end(ap);
         *p = '\0';
+}
+
+char *strfmt_concat(const char *first, ...)
+{
+        va_list ap;
+        va_start(ap, first);
+        size_t len = list_len(first, ap);
+        va_end(ap);
+
+        char *r = malloc(len + 1);
+        if (!r)
+                return NULL;
+        va_start(ap, first);
+        list_copy(r, first, ap);
+        va_end(ap);
         return r;
 }
 
 void strfmt_buf_append(struct strfmt_buf *b, const char *first, ...)
 {
         va_list ap;
-        size_t add = 0;
         if (b->failed)
                 return;
         va_start(ap, first);
-        for (const char *s = first; s; s = va_arg(ap, const char *))
-                add += strlen(s);
+        size_t add = list_len(first, ap);
         va_end(ap);
 
         if (b->len + add + 1 > b->cap) {
@@ -62,14 +73,8 @@ void strfmt_buf_append(struct strfmt_buf *b, const char *first, ...)
                 b->s = n;
                 b->cap = cap;
         }
-        char *p = b->s + b->len;
         va_start(ap, first);
-        for (const char *s = first; s; s = va_arg(ap, const char *)) {
-                size_t l = strlen(s);
-                memcpy(p, s, l);
-                p += l;
-        }
+        list_copy(b->s + b->len, first, ap);
         va_end(ap);
-        *p = '\0';
         b->len += add;
 }
