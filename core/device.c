@@ -53,23 +53,23 @@ int device_rename(struct device *d, const char *devpath)
                                 *c = '/';
                 base = sysname_buf;
         }
-        /* a DEVNAME that pointed to the old sysname points to the new one, or becomes a copy */
-        if (d->borrowed & DEVICE_BORROWED_DEVNAME && !streq(d->devname, base)) {
-                char *copy = strdup(d->devname);
-                if (!copy) {
+        /* a DEVNAME that is the old sysname is the new one too, or becomes a copy of its own */
+        const char *devname = d->devname;
+        if (devname && devname == d->sysname) {
+                if (streq(devname, base))
+                        devname = base;
+                else if (!(devname = strdup(devname))) {
                         free(p);
                         free(sysname_buf);
                         return -ENOMEM;
                 }
-                d->devname = copy;
-                d->borrowed &= ~DEVICE_BORROWED_DEVNAME;
-        } else if (d->borrowed & DEVICE_BORROWED_DEVNAME)
-                d->devname = base;
+        }
         free(d->devpath);
         free(d->sysname_buf);
         d->devpath = p;
         d->sysname_buf = sysname_buf;
         d->sysname = base;
+        d->devname = devname;
 
         /* sysnum: the trailing digits, as udev's %n */
         const char *e = base + strlen(base);
@@ -172,52 +172,55 @@ static int cmp_name(const void *key, const void *elem)
         return strcmp(key, *(const char *const *)elem);
 }
 
-/* Sets one of the record's strings to s: the shared copy when s is one of shared_names (with
- * shareable), the sysname when s equals it (with devname), else an owned copy. */
-static int set_string(struct device *d, const char **field, uint8_t bit, const char *s)
+/* The shared copy of s, or NULL when s is not one of shared_names. */
+static const char *shared_name(const char *s)
+{
+        const char *const *hit = bsearch(s, shared_names, ELEMENTSOF(shared_names), sizeof(shared_names[0]), cmp_name);
+        return hit ? *hit : NULL;
+}
+
+/* Whether the record owns s, one of its strings: neither a shared copy nor its sysname. */
+static bool string_owned(const struct device *d, const char *s)
+{
+        return s && s != d->sysname && shared_name(s) != s;
+}
+
+/* Sets one of the record's strings to s: a devname equal to the sysname is the sysname, any
+ * other string one of shared_names is the shared copy, else an owned copy. */
+static int set_string(struct device *d, const char **field, const char *s, bool devname)
 {
         if (streq_ptr(*field, s))
                 return 0;
         const char *n = NULL;
-        uint8_t borrowed = 0;
         if (s) {
-                const char *const *shared = bit == DEVICE_BORROWED_DEVNAME
-                        ? NULL
-                        : bsearch(s, shared_names, ELEMENTSOF(shared_names), sizeof(shared_names[0]), cmp_name);
-                if (shared) {
-                        n = *shared;
-                        borrowed = bit;
-                } else if (bit == DEVICE_BORROWED_DEVNAME && streq(s, d->sysname)) {
-                        n = d->sysname;
-                        borrowed = bit;
-                } else if (!(n = strdup(s)))
+                n = devname ? (streq(s, d->sysname) ? d->sysname : NULL) : shared_name(s);
+                if (!n && !(n = strdup(s)))
                         return -ENOMEM;
         }
-        if (!(d->borrowed & bit))
+        if (string_owned(d, *field))
                 free((char *)*field);
         *field = n;
-        d->borrowed = (uint8_t)((d->borrowed & ~bit) | borrowed);
         return 0;
 }
 
 int device_set_subsystem(struct device *d, const char *s)
 {
-        return set_string(d, &d->subsystem, DEVICE_BORROWED_SUBSYSTEM, s);
+        return set_string(d, &d->subsystem, s, false);
 }
 
 int device_set_devtype(struct device *d, const char *s)
 {
-        return set_string(d, &d->devtype, DEVICE_BORROWED_DEVTYPE, s);
+        return set_string(d, &d->devtype, s, false);
 }
 
 int device_set_driver(struct device *d, const char *s)
 {
-        return set_string(d, &d->driver, DEVICE_BORROWED_DRIVER, s);
+        return set_string(d, &d->driver, s, false);
 }
 
 int device_set_devname(struct device *d, const char *s)
 {
-        return set_string(d, &d->devname, DEVICE_BORROWED_DEVNAME, s);
+        return set_string(d, &d->devname, s, true);
 }
 
 char *device_syspath(const struct device *d, const char *sysfs_root)

@@ -62,8 +62,8 @@ struct device {
         char *sysname_buf;    /* only when the basename contains '!' */
         const char *sysnum;   /* trailing digits of sysname, or NULL */
         /* Set only through device_set_*(): a value many devices share ("block", "disk") points
-         * to one constant copy, a DEVNAME equal to the sysname into the devpath (`borrowed`
-         * says which); any other is owned. */
+         * to one constant copy, a DEVNAME equal to the sysname is the sysname; any other is
+         * owned. */
         const char *subsystem; /* class or bus name, NULL when unknown */
         const char *devtype;   /* DEVTYPE, or NULL */
         const char *driver;    /* bound driver, or NULL */
@@ -73,7 +73,6 @@ struct device {
         int ifindex;           /* network interfaces, else 0 */
         enum device_layout layout;
         char devnum_type;      /* 'c', 'b' or 0 */
-        uint8_t borrowed;      /* DEVICE_BORROWED_* bits: which of the strings above are not owned */
         bool devname_refused;  /* the kernel's DEVNAME was unsafe: no node, not even one named after the device */
         bool db_synced;        /* udev and PROP_DB properties are what the database entry says (read from it,
                                 * found absent, or written from them): it need not be read again */
@@ -91,13 +90,6 @@ struct device {
         struct device *prev_sibling;
         struct device *subsys_next;  /* next device of the same subsystem */
         struct device *subsys_prev;
-};
-
-enum {
-        DEVICE_BORROWED_SUBSYSTEM = 1 << 0,
-        DEVICE_BORROWED_DEVTYPE = 1 << 1,
-        DEVICE_BORROWED_DRIVER = 1 << 2,
-        DEVICE_BORROWED_DEVNAME = 1 << 3, /* points to the sysname */
 };
 
 /* A new, unattached record for devpath (must start with '/'). Fields are filled by the caller
