@@ -356,12 +356,8 @@ static int write_entry(struct strfmt_buf *b, const struct device *d, const struc
         if (d->devnum_type && major(d->devnum) > 0) {
                 STRV_FOREACH(l, e->links)
                         strfmt_buf_append(b, "S:", *l, "\n", NULL);
-                if (e->link_priority != 0) {
-                        uint64_t mag = e->link_priority < 0 ? -(uint64_t)(int64_t)e->link_priority
-                                                            : (uint64_t)e->link_priority;
-                        strfmt_buf_append(b, "L:", e->link_priority < 0 ? "-" : "", strfmt_uint(num, mag), "\n",
-                                          NULL);
-                }
+                if (e->link_priority != 0)
+                        strfmt_buf_append(b, "L:", strfmt_int(num, e->link_priority), "\n", NULL);
         }
         if (e->usec_initialized > 0)
                 strfmt_buf_append(b, "I:", strfmt_uint(num, e->usec_initialized), "\n", NULL);

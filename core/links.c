@@ -11,6 +11,7 @@
 #include "hashmap.h"
 #include "links.h"
 #include "macros.h"
+#include "strfmt.h"
 #include "strv.h"
 #include "sysfs.h"
 
@@ -450,8 +451,10 @@ static int claim_write_fresh(int runfd, const char *esc, const char *entry, cons
 static int claim_record(int priority, uint64_t seq, const char *devname, const char *device_id, const char *link,
                         char **ret)
 {
-        return asprintf(ret, "%d\n%" PRIu64 "\n%s\n%s\n%s", priority, seq, devname, device_id, link) < 0 ? -ENOMEM
-                                                                                                       : 0;
+        char p[STRFMT_UINT_MAX], s[STRFMT_UINT_MAX];
+        *ret = strfmt_concat(strfmt_int(p, priority), "\n", strfmt_uint(s, seq), "\n", devname, "\n", device_id, "\n",
+                             link, NULL);
+        return *ret ? 0 : -ENOMEM;
 }
 
 /* Writes device_id's claim on link. Returns 1 when it wrote one, with the link's owner now

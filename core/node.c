@@ -8,6 +8,7 @@
 #include "devdir.h"
 #include "macros.h"
 #include "node.h"
+#include "strfmt.h"
 
 static mode_t type_bits(char type)
 {
@@ -18,9 +19,10 @@ int node_devnum_link_name(char type, dev_t devnum, char **ret)
 {
         if (!type_bits(type))
                 return -EINVAL;
-        if (asprintf(ret, "%s/%u:%u", type == 'c' ? "char" : "block", major(devnum), minor(devnum)) < 0)
-                return -ENOMEM;
-        return 0;
+        char a[STRFMT_UINT_MAX], b[STRFMT_UINT_MAX];
+        *ret = strfmt_concat(type == 'c' ? "char/" : "block/", strfmt_uint(a, major(devnum)), ":",
+                             strfmt_uint(b, minor(devnum)), NULL);
+        return *ret ? 0 : -ENOMEM;
 }
 
 #ifndef __NR_fchmodat2
@@ -135,7 +137,7 @@ static int node_link_devnum(int devfd, const char *name, char type, dev_t devnum
         r = devdir_open_parent(devfd, link, true, &dir);
         if (r < 0)
                 return r;
-        if (asprintf(&target, "../%s", name) < 0)
+        if (!(target = strfmt_concat("../", name, NULL)))
                 return -ENOMEM;
         r = devdir_symlink_replace(dir.fd, dir.leaf, target);
         return r < 0 ? r : 0;
@@ -252,7 +254,7 @@ int node_remove(int devfd, const char *name, char type, dev_t devnum)
         r = node_devnum_link_name(type, devnum, &link);
         if (r < 0)
                 return r;
-        if (asprintf(&target, "../%s", name) < 0)
+        if (!(target = strfmt_concat("../", name, NULL)))
                 return -ENOMEM;
         {
                 _cleanup_(devdir_parent_done) struct devdir_parent dir = DEVDIR_PARENT_NULL;

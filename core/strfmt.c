@@ -16,6 +16,16 @@ char *strfmt_uint(char buf[static STRFMT_UINT_MAX], uint64_t v)
         return q;
 }
 
+char *strfmt_int(char buf[static STRFMT_UINT_MAX], int64_t v)
+{
+        if (v >= 0)
+                return strfmt_uint(buf, (uint64_t)v);
+        /* the magnitude of INT64_MIN has 19 digits: room for the sign is left */
+        char *q = strfmt_uint(buf, -(uint64_t)v);
+        *--q = '-';
+        return q;
+}
+
 /* The length of first and of the strings after it, up to the NULL that ends the list. */
 static size_t list_len(const char *first, va_list ap)
 {

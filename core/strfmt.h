@@ -19,6 +19,8 @@
 /* v in decimal, NUL-terminated, at the end of buf (STRFMT_UINT_MAX bytes); returns the first
  * digit's address inside buf. */
 char *strfmt_uint(char buf[static STRFMT_UINT_MAX], uint64_t v);
+/* The same for a signed value ("-5"). */
+char *strfmt_int(char buf[static STRFMT_UINT_MAX], int64_t v);
 
 /* The concatenation of the strings up to the NULL that ends the list. */
 char *strfmt_concat(const char *first, ...) __attribute__((sentinel));

@@ -22,6 +22,18 @@ static void test_uint(void)
         }
 }
 
+static void test_int(void)
+{
+        static const int64_t values[] = {0, 1, -1, 9, -10, 100, -100, INT32_MIN, INT64_MAX, INT64_MIN};
+        for (size_t i = 0; i < ELEMENTSOF(values); i++) {
+                char buf[STRFMT_UINT_MAX], want[32];
+                snprintf(want, sizeof(want), "%" PRId64, values[i]);
+                char *s = strfmt_int(buf, values[i]);
+                CHECK_STR(s, want);
+                CHECK(s >= buf && s + strlen(s) < buf + sizeof(buf));
+        }
+}
+
 static void test_concat(void)
 {
         char *s = strfmt_concat("+", "block", ":", "sda", NULL);
@@ -104,4 +116,4 @@ static void test_buf(void)
         free(b.s);
 }
 
-TEST_MAIN(TEST(test_uint), TEST(test_concat), TEST(test_buf), TEST(test_device_id))
+TEST_MAIN(TEST(test_uint), TEST(test_int), TEST(test_concat), TEST(test_buf), TEST(test_device_id))
