@@ -34,9 +34,10 @@ struct devdir_parent {
 void devdir_parent_done(struct devdir_parent *p);
 
 /* Opens the directory that holds the last component of name (a valid name) into *ret: a name
- * directly in the root gets devfd itself, so the common case costs no syscall. Existing directories are opened in one openat2() call that
- * refuses symlinks; the component walk is the fallback (and makes what is missing). With create, missing directories are made with mode 0755
- * (exactly, whatever the umask). An intermediate component that is a symlink or not a
+ * directly in the root gets devfd itself, so the common case costs no syscall. Existing
+ * directories are opened in one openat2() call that refuses symlinks; the component walk is
+ * the fallback (and makes what is missing). With create, missing directories are made with
+ * mode 0755 (exactly, whatever the umask). An intermediate component that is a symlink or not a
  * directory fails with -ENOTDIR (-ELOOP on some kernels); missing ones without create fail
  * with -ENOENT. */
 int devdir_open_parent(int devfd, const char *name, bool create, struct devdir_parent *ret);

@@ -223,8 +223,6 @@ static int claim_read(int dirfd, const char *entry, struct claim *ret)
         return r;
 }
 
-/* Lists the entries of a directory fd (not "." / ".." / temporaries) as a NULL-terminated
- * array of new strings. Reads dirfd itself from its start (no second fd, no stdio stream). */
 /* Whether a claim directory read from its start (a fresh fd) holds an entry that is not a
  * temporary, in one getdents64() call in the common case: a reply that left room for one more
  * entry of the longest name is the whole directory. 1, 0 or -errno. */
@@ -248,6 +246,8 @@ static int claims_dir_has_entries(int dirfd)
         }
 }
 
+/* Lists the entries of a directory fd (not "." / ".." / temporaries) as a NULL-terminated
+ * array of new strings. Reads dirfd itself from its start (no second fd, no stdio stream). */
 static int list_dir(int dirfd, char ***ret)
 {
         _cleanup_strv_free_ char **v = calloc(1, sizeof(char *));

@@ -977,7 +977,6 @@ static inline void free_if_set(char **p)
 /* Evaluates one token on dev (the event device, or a candidate parent for parent tokens).
  * 1: it holds (matches) or was applied, 0: it does not hold, -EAGAIN: a program must run
  * first (the token is evaluated again once its outcome is in), -ENOMEM. */
-
 static int apply_token(struct rules_exec *x, const struct rule_line *l, const struct rule_token *t,
                        struct device *dev)
 {

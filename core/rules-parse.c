@@ -937,9 +937,8 @@ static uint32_t kernel_first_mask(const struct rule_token *t)
 /* Whether an ENV{key} match can only hold when the key is in the device's property set: a
  * != "" test, or == patterns none of which matches the empty string (an absent key compares
  * as ""); and the key is not one that is derived from the record when the set lacks it. ENV
- * matches come before every token
- * with side effects (imports, programs), so the key cannot appear within the line before the
- * match is evaluated. */
+ * matches come before every token with side effects (imports, programs), so the key cannot
+ * appear within the line before the match is evaluated. */
 static bool env_needs_key(const struct rule_token *t)
 {
         if (!t->attr || !t->attr[0] || format_property_is_derived(t->attr))
