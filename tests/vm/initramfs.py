@@ -4,6 +4,7 @@ modules.dep, indexes regenerated with depmod), the device managers with their sh
 (found with ldd), Debian's udev rules and helpers, libinput's list-devices and the uinput test
 program."""
 
+import functools
 import json
 import os
 import re
@@ -162,14 +163,21 @@ def dlopen_sonames(path):
     return names
 
 
-def library_path(soname):
-    """Where the dynamic linker finds soname (ldconfig's cache), or None."""
+@functools.lru_cache(maxsize=None)
+def ldconfig_cache():
+    """ldconfig's cache as {soname: path} (x86-64 entries), read once per build."""
     p = subprocess.run(["ldconfig", "-p"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    found = {}
     for line in p.stdout.splitlines():
         m = re.match(r"\s*(\S+) \((?:libc6,)?x86-64[^)]*\) => (\S+)", line)
-        if m and m.group(1) == soname:
-            return m.group(2)
-    return None
+        if m:
+            found.setdefault(m.group(1), m.group(2))
+    return found
+
+
+def library_path(soname):
+    """Where the dynamic linker finds soname (ldconfig's cache), or None."""
+    return ldconfig_cache().get(soname)
 
 
 def is_elf(path):
