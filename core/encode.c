@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "macros.h"
+#include "strfmt.h"
 
 static bool plain_char(char c)
 {
@@ -73,7 +74,7 @@ int encode_string(const char *s, char **ret)
                         continue;
                 }
                 if (*p == '\\' || !plain_char(*p))
-                        o += sprintf(o, "\\x%02x", (unsigned char)*p);
+                        o = strfmt_hex_escape(o, (unsigned char)*p);
                 else
                         *o++ = *p;
                 p++;

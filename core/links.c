@@ -66,15 +66,9 @@ static int escape_name(const char *s, char **ret)
         if (!e)
                 return -ENOMEM;
         for (const char *p = s; *p; p++) {
-                if (*p == '/' || *p == '\\' || (p == s && *p == '.')) {
-                        /* "\x2f" written by hand: no printf on the event path */
-                        static const char hex[] = "0123456789abcdef";
-                        unsigned char c = (unsigned char)*p;
-                        *q++ = '\\';
-                        *q++ = 'x';
-                        *q++ = hex[c >> 4];
-                        *q++ = hex[c & 0xf];
-                } else
+                if (*p == '/' || *p == '\\' || (p == s && *p == '.'))
+                        q = strfmt_hex_escape(q, (unsigned char)*p);
+                else
                         *q++ = *p;
         }
         *q = 0;

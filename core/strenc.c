@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "strfmt.h"
+
 bool strenc_char_allowed(char c, const char *extra)
 {
         if ((c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'))
@@ -88,14 +90,9 @@ char *strenc_encode_devnode(const char *s)
                         memcpy(o, s + i, (size_t)l);
                         o += l;
                         i += (size_t)l;
-                } else if (s[i] == '\\' || !strenc_char_allowed(s[i], NULL)) {
-                        static const char hex[] = "0123456789abcdef";
-                        unsigned char c = (unsigned char)s[i++];
-                        *o++ = '\\';
-                        *o++ = 'x';
-                        *o++ = hex[c >> 4];
-                        *o++ = hex[c & 15];
-                } else
+                } else if (s[i] == '\\' || !strenc_char_allowed(s[i], NULL))
+                        o = strfmt_hex_escape(o, (unsigned char)s[i++]);
+                else
                         *o++ = s[i++];
         }
         *o = '\0';

@@ -26,6 +26,16 @@ char *strfmt_int(char buf[static STRFMT_UINT_MAX], int64_t v)
         return q;
 }
 
+char *strfmt_hex_escape(char *out, unsigned char c)
+{
+        static const char hex[] = "0123456789abcdef";
+        *out++ = '\\';
+        *out++ = 'x';
+        *out++ = hex[c >> 4];
+        *out++ = hex[c & 15];
+        return out;
+}
+
 /* The length of first and of the strings after it, up to the NULL that ends the list. */
 static size_t list_len(const char *first, va_list ap)
 {

@@ -22,6 +22,10 @@ char *strfmt_uint(char buf[static STRFMT_UINT_MAX], uint64_t v);
 /* The same for a signed value ("-5"). */
 char *strfmt_int(char buf[static STRFMT_UINT_MAX], int64_t v);
 
+/* Writes c as udev escapes it, "\xNN" in lower-case hex (4 bytes, no NUL); returns the byte
+ * after them. */
+char *strfmt_hex_escape(char *out, unsigned char c);
+
 /* The concatenation of the strings up to the NULL that ends the list. */
 char *strfmt_concat(const char *first, ...) __attribute__((sentinel));
 

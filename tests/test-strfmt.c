@@ -34,6 +34,19 @@ static void test_int(void)
         }
 }
 
+static void test_hex_escape(void)
+{
+        char buf[8];
+        char *end = strfmt_hex_escape(buf, '/');
+        CHECK(end == buf + 4);
+        *end = '\0';
+        CHECK_STR(buf, "\\x2f");
+        *strfmt_hex_escape(buf, 0xe9) = '\0';
+        CHECK_STR(buf, "\\xe9");
+        *strfmt_hex_escape(buf, 0x00) = '\0';
+        CHECK_STR(buf, "\\x00");
+}
+
 static void test_concat(void)
 {
         char *s = strfmt_concat("+", "block", ":", "sda", NULL);
@@ -116,4 +129,4 @@ static void test_buf(void)
         free(b.s);
 }
 
-TEST_MAIN(TEST(test_uint), TEST(test_int), TEST(test_concat), TEST(test_buf), TEST(test_device_id))
+TEST_MAIN(TEST(test_uint), TEST(test_int), TEST(test_hex_escape), TEST(test_concat), TEST(test_buf), TEST(test_device_id))
