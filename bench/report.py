@@ -282,6 +282,10 @@ def render_all(doc):
     out = [f'\n# devman bench — {meta["commit"]}, {meta["date"]}, kernel {meta["kernel"]}, '
            f'{args["runs"]} run(s), {meta.get("seconds", "?")} s\n',
            'Medians over runs (min–max).\n', render_table(summary, args['peers'], rows) or '(no live figures)']
+    dc0, dc1 = meta.get('dcache_start'), meta.get('dcache_end')
+    if dc0:
+        out.insert(1, f'Kernel dentry cache at the start: {dc0["dentries"]} dentries ({dc0["negative"]} negative)'
+                   + (f', at the end: {dc1["dentries"]}' if dc1 else '') + '.\n')
     for extra in (scale_table(summary, args['scales']), callgrind_table(summary)):
         if extra:
             out.append('\n' + extra)
