@@ -280,12 +280,12 @@ def render_all(doc):
     drain = args['drain'] if 'drain' in args['workloads'] else None
     rows = table_rows(args['storms'], drain)
     out = [f'\n# devman bench — {meta["commit"]}, {meta["date"]}, kernel {meta["kernel"]}, '
-           f'{args["runs"]} run(s), {meta.get("seconds", "?")} s\n',
-           'Medians over runs (min–max).\n', render_table(summary, args['peers'], rows) or '(no live figures)']
+           f'{args["runs"]} run(s), {meta.get("seconds", "?")} s\n']
     dc0, dc1 = meta.get('dcache_start'), meta.get('dcache_end')
-    if dc0:
-        out.insert(1, f'Kernel dentry cache at the start: {dc0["dentries"]} dentries ({dc0["negative"]} negative)'
+    if dc0:  # runs saved before it was recorded have none
+        out.append(f'Kernel dentry cache at the start: {dc0["dentries"]} dentries ({dc0["negative"]} negative)'
                    + (f', at the end: {dc1["dentries"]}' if dc1 else '') + '.\n')
+    out += ['Medians over runs (min–max).\n', render_table(summary, args['peers'], rows) or '(no live figures)']
     for extra in (scale_table(summary, args['scales']), callgrind_table(summary)):
         if extra:
             out.append('\n' + extra)
