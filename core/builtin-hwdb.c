@@ -53,6 +53,14 @@ void builtin_hwdb_exit(struct builtin_ctx *ctx)
         ctx->state[i] = NULL;
 }
 
+void builtin_hwdb_trim(struct builtin_ctx *ctx)
+{
+        unsigned i = builtin_index(builtin_lookup("hwdb"));
+        struct hwdb_state *s = ctx->state[i];
+        if (s && s->hwdb)
+                hwdb_trim(s->hwdb);
+}
+
 int builtin_hwdb_use(struct builtin_ctx *ctx, struct hwdb *h)
 {
         struct hwdb_state *s = get_state(ctx);
@@ -108,11 +116,6 @@ int builtin_hwdb_lookup(struct builtin_ctx *ctx, struct device *dev, const char 
                 }
                 added++;
         }
-        /* The properties are copied: let go of the pages the look-up mapped. A look-up maps up
-         * to 2 MiB of the file (whole cached folios, fault-around), and a coldplug of stock
-         * rules doing hundreds of them would keep most of the database resident until idle;
-         * the next look-up costs a few minor faults. */
-        hwdb_trim(h);
         return n < 0 ? n : added;
 }
 

@@ -16,6 +16,7 @@ struct hwdb;
 
 int builtin_hwdb_init(struct builtin_ctx *ctx);
 void builtin_hwdb_exit(struct builtin_ctx *ctx);
+void builtin_hwdb_trim(struct builtin_ctx *ctx);
 int builtin_hwdb_run(struct builtin_ctx *ctx, struct device *dev, int argc, char **argv, bool test);
 
 /* Makes the builtin use h (taking ownership; a previous handle is freed) instead of the

@@ -867,6 +867,13 @@ void builtin_net_id_exit(struct builtin_ctx *ctx)
         *slot = NULL;
 }
 
+void builtin_net_id_trim(struct builtin_ctx *ctx)
+{
+        struct net_id_state *st = ctx->state[builtin_index(builtin_lookup("net_id"))];
+        if (st && st->hwdb)
+                hwdb_trim(st->hwdb);
+}
+
 int builtin_net_id(struct builtin_ctx *ctx, struct device *dev, int argc, char **argv, bool test)
 {
         (void)argc;

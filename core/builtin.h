@@ -42,6 +42,7 @@ struct builtin {
         int (*run)(struct builtin_ctx *ctx, struct device *dev, int argc, char **argv, bool test);
         int (*init)(struct builtin_ctx *ctx);  /* optional; called once before the first run */
         void (*exit)(struct builtin_ctx *ctx); /* optional */
+        void (*trim)(struct builtin_ctx *ctx); /* optional: give back caches (the daemon is idle) */
         const char *help;
         bool run_once; /* IMPORT{builtin} runs it at most once per event; later calls reuse the result */
 };
@@ -65,6 +66,8 @@ int builtin_add_property(struct device *dev, bool test, const char *key, const c
 /* Calls init/exit of every builtin that has one. builtin_init_all() returns the first error. */
 int builtin_init_all(struct builtin_ctx *ctx);
 void builtin_exit_all(struct builtin_ctx *ctx);
+/* Calls trim of every builtin that has one. */
+void builtin_trim_all(struct builtin_ctx *ctx);
 
 /* ctx's libnl-route-3, opened now if it is not yet: 0 with *ret set, or -errno (-ENOENT: the
  * library is not installed; a later call tries again). */

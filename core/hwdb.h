@@ -2,10 +2,12 @@
 /*
  * Reader for the compiled hardware database (hwdb.bin, systemd's format; see hwdb-format.h).
  *
- * The file is mapped read-only and never copied. Opening checks the header; every offset met
- * during a lookup is bounds-checked before use, so a corrupt or truncated file yields
- * -EBADMSG and never a crash. Lookups allocate nothing per trie step: the handle keeps a few
- * scratch arrays that grow to the largest lookup seen and are reused.
+ * The file is read with pread() through a cache of 64 of its 4 KiB blocks, never mapped (a
+ * mapping counts the page cache's folios whole in the reader's RSS, up to 2 MiB per touch).
+ * Opening checks the header; every offset met during a lookup is bounds-checked before use,
+ * so a corrupt or truncated file yields -EBADMSG and never a crash. Lookups allocate nothing
+ * per trie step: the handle keeps a few scratch arrays that grow to the largest lookup seen
+ * and are reused.
  *
  * A handle is not thread-safe (lookups reuse its scratch space).
  */
@@ -18,8 +20,8 @@
 
 struct hwdb;
 
-/* One property of a lookup result. All strings point into the mapping and stay valid until
- * the handle is freed; the result array itself only until the next lookup. */
+/* One property of a lookup result. The array and its strings are owned by the handle and
+ * valid until its next lookup. */
 struct hwdb_property {
         const char *key;      /* without the leading space of the on-disk key */
         const char *value;
@@ -43,14 +45,13 @@ const char *hwdb_get_path(const struct hwdb *h);
  * searched earlier: the caller should reopen. */
 bool hwdb_is_stale(const struct hwdb *h);
 
-/* Lets go of the resident pages of the mapping. Lookups fault in the pages they touch (the
- * mapping is opened without read-ahead); the kernel may map more around them: whole cached
- * folios and fault-around neighbourhoods. On Debian's database a lookup makes about 100 KiB
- * resident with a cold page cache, but up to 2 MiB when the file sits in the cache in large
- * folios (just written or copied by another tool). Those pages count as the process's RSS
- * until trimmed. A long-running caller trims when it goes idle; the next lookup costs a few
- * minor faults (about 10 us). */
+/* Gives back the block cache (256 KiB) and the scratch of straddling reads; the next lookup
+ * reads the blocks it needs again. A long-running caller trims when it goes idle. */
 void hwdb_trim(struct hwdb *h);
+
+/* Blocks read from the file since the handle was opened (cache misses): what lookups cost in
+ * I/O, for benchmarks and tests. */
+uint64_t hwdb_blocks_read(const struct hwdb *h);
 
 /* Looks up a modalias-like string. Properties from every matching record are merged: for the
  * same key the entry with the higher file priority wins, then the later line (v1 files: the

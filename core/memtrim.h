@@ -11,10 +11,11 @@
  * large transient buffers (rules files, start-up scans) are separate mappings returned on
  * free.
  *
- * When the queue has been empty for a while the daemon calls memtrim_idle(), which:
+ * When the queue has been empty for a while the daemon lets the builtins give back their
+ * caches (builtin_trim_all(): the hwdb reader's blocks), then calls memtrim_idle(), which:
  *  - returns free heap to the kernel (malloc_trim);
- *  - drops the read-only file-backed pages of its mappings (library code and constants, the
- *    hwdb mapping) from its page tables (MADV_DONTNEED): they stay in the page cache and come
+ *  - drops the read-only file-backed pages of its mappings (library code and constants) from
+ *    its page tables (MADV_DONTNEED): they stay in the page cache and come
  *    back on the next fault, so only what the next event touches is resident again;
  *  - drops the stack pages deeper than 64 KiB below its own frame: no live frame is there,
  *    and the deepest call of a storm would otherwise stay resident.

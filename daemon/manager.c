@@ -246,6 +246,8 @@ static void trim_memory(struct manager *m)
         int r = model_compact(m->model);
         if (r < 0)
                 log_debug_errno(r, "Cannot shrink the model's indices now: %m");
+        if (m->builtins_ready)
+                builtin_trim_all(&m->builtins);
         r = memtrim_idle();
         if (r < 0)
                 log_debug_errno(r, "Cannot trim memory: %m");

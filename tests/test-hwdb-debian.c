@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -262,4 +264,85 @@ static void test_v1_format(void)
         free(bin);
 }
 
-TEST_MAIN(TEST(test_reader_on_debian_bin), TEST(test_compilers_agree), TEST(test_v1_format))
+/* Resident size of this process in KiB (-1: unknown), counted from its page tables: VmRSS in
+ * /proc/self/status is summed from per-CPU counters and may lag behind. */
+static long self_rss_kib(void)
+{
+        FILE *f = fopen("/proc/self/smaps_rollup", "re");
+        char *line = NULL;
+        size_t n = 0;
+        long kib = -1;
+
+        if (!f)
+                return -1;
+        while (getline(&line, &n, f) > 0)
+                if (startswith(line, "Rss:"))
+                        kib = strtol(line + 4, NULL, 10);
+        free(line);
+        fclose(f);
+        return kib;
+}
+
+/* A reader's memory does not depend on how the file sits in the page cache. Here a copy of
+ * Debian's database is brought into it in 2 MiB folios (read through a MADV_HUGEPAGE
+ * mapping, as the kernel does for any such reader); a reader that mapped the file had every
+ * touched folio counted whole in its RSS (about 2 MiB per place a lookup touched). */
+static void test_rss_with_large_folios(void)
+{
+        static const char *const lookups[] = {
+                "usb:v1D6Bp0002d0515dc09dsc00dp03ic09isc00ip00in00",
+                "pci:v00008086d00001237sv00001AF4sd00001100bc06sc00i00",
+                "pci:v00001AF4d00001000sv00001AF4sd00000001bc02sc00i00",
+                "acpi:PNP0303:",
+                "evdev:input:b0003v046DpC52Be0111-e0,1,2,4,k71,72,73,r6,a20,m4,l0,1,2,3,4,",
+                "keyboard:name:AT Translated Set 2 keyboard:dmi:bvnSeaBIOS:svnQEMU:pnStandardPC:",
+        };
+        char tmp[] = "/tmp/test-hwdb-folios.XXXXXX";
+        char *copy = NULL;
+        struct hwdb *h = NULL;
+        struct stat st;
+
+        CHECK(mkdtemp(tmp) != NULL);
+        CHECK(asprintf(&copy, "%s/hwdb.bin", tmp) > 0);
+        CHECK_INT(copy_file(DEBIAN_BIN, copy), 0);
+        int fd = open(copy, O_RDONLY | O_CLOEXEC);
+        CHECK(fd >= 0);
+        if (fd < 0)
+                goto out;
+        CHECK_INT(fstat(fd, &st), 0);
+        CHECK_INT(fsync(fd), 0);
+        CHECK_INT(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+        uint8_t *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+        CHECK(m != MAP_FAILED);
+        close(fd);
+        if (m == MAP_FAILED)
+                goto out;
+        (void)madvise(m, (size_t)st.st_size, MADV_HUGEPAGE); /* may be unsupported: then small folios */
+        volatile uint8_t sum = 0;
+        for (off_t o = 0; o < st.st_size; o += 4096)
+                sum += m[o];
+        CHECK_INT(munmap(m, (size_t)st.st_size), 0);
+
+        long before = self_rss_kib();
+        CHECK_INT(hwdb_open(NULL, copy, &h), 0);
+        for (size_t i = 0; h && i < ELEMENTSOF(lookups); i++)
+                CHECK(hwdb_lookup(h, lookups[i], NULL) >= 0);
+        long during = self_rss_kib();
+        uint64_t blocks = h ? hwdb_blocks_read(h) : 0;
+        if (h)
+                hwdb_trim(h);
+        long trimmed = self_rss_kib();
+        fprintf(stderr, "large folios: RSS %ld KiB before, %ld after %zu lookups (%llu blocks read), %ld trimmed\n",
+                before, during, ELEMENTSOF(lookups), (unsigned long long)blocks, trimmed);
+        CHECK(before > 0 && during > 0 && trimmed > 0);
+        /* the block cache (256 KiB) and scratch: far below one folio */
+        CHECK(during - before < 512);
+        CHECK(trimmed <= during);
+        CHECK(blocks > 0 && blocks < 256);
+out:
+        hwdb_free(h);
+        rm_rf_tmp(tmp);
+        free(copy);
+}
+
+TEST_MAIN(TEST(test_reader_on_debian_bin), TEST(test_rss_with_large_folios), TEST(test_compilers_agree), TEST(test_v1_format))
