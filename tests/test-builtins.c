@@ -499,7 +499,8 @@ static const char test_hwdb_src[] =
         "serio:ty06*\n"
         " SERIO_KIND=keyboard\n";
 
-static void use_test_hwdb(struct fx *f)
+/* Makes the test database the hwdb builtin's; returns the handle (owned by the builtin). */
+static struct hwdb *use_test_hwdb(struct fx *f)
 {
         char *src = NULL, *bin = NULL;
         if (asprintf(&src, "%s/test.hwdb", f->tmp) < 0 || asprintf(&bin, "%s/hwdb.bin", f->tmp) < 0)
@@ -519,6 +520,7 @@ static void use_test_hwdb(struct fx *f)
         CHECK_INT(builtin_hwdb_use(&f->ctx, h), 0);
         free(src);
         free(bin);
+        return h;
 }
 
 static void test_hwdb(void)
@@ -597,6 +599,29 @@ static void test_hwdb(void)
         /* bad options */
         CHECK_INT(run(&f, d, "hwdb --bogus"), -EINVAL);
         CHECK_INT(run(&f, d, "hwdb --subsystem"), -EINVAL);
+        fx_done(&f);
+}
+
+/* Lookups share the database's block cache; the daemon's idle trim (builtin_trim_all) gives it
+ * back, and the next lookup reads the file again with the same result. */
+static void test_hwdb_trim(void)
+{
+        struct fx f;
+        fx_init(&f);
+        struct hwdb *h = use_test_hwdb(&f);
+        struct device *d = dev_of(&f, "/class/mem/null");
+
+        CHECK_INT(run(&f, d, "hwdb 'usb:v046DpC077d0000'"), 0);
+        uint64_t warm = hwdb_blocks_read(h);
+        CHECK(warm > 0);
+        d = dev_of(&f, "/class/mem/null");
+        CHECK_INT(run(&f, d, "hwdb 'usb:v046DpC077d0000'"), 0);
+        CHECK(hwdb_blocks_read(h) == warm);
+        builtin_trim_all(&f.ctx);
+        d = dev_of(&f, "/class/mem/null");
+        CHECK_INT(run(&f, d, "hwdb 'usb:v046DpC077d0000'"), 0);
+        CHECK(hwdb_blocks_read(h) > warm);
+        CHECK_STR(PROP(d, "ID_VENDOR_FROM_DATABASE"), "Logitech, Inc.");
         fx_done(&f);
 }
 
@@ -716,4 +741,4 @@ static void test_keyboard_sysfs(void)
 }
 
 TEST_MAIN(TEST(test_table), TEST(test_path_id), TEST(test_path_id_zoo), TEST(test_usb_id), TEST(test_bitmap), TEST(test_classify), TEST(test_axis_size),
-          TEST(test_input_id), TEST(test_hwdb), TEST(test_keyboard_parse), TEST(test_keyboard_sysfs))
+          TEST(test_input_id), TEST(test_hwdb), TEST(test_hwdb_trim), TEST(test_keyboard_parse), TEST(test_keyboard_sysfs))
