@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include "array.h"
 #include "hashmap.h"
 #include "hwdb-format.h"
 #include "log.h"
@@ -73,21 +74,6 @@ struct hwdb_compiler {
         size_t n_matches, matches_alloc;
 };
 
-static int grow(void **p, size_t *alloc, size_t need, size_t elem)
-{
-        if (need <= *alloc)
-                return 0;
-        size_t n = *alloc ? *alloc : 16;
-        while (n < need)
-                n *= 2;
-        void *q = reallocarray(*p, n, elem);
-        if (!q)
-                return -ENOMEM;
-        *p = q;
-        *alloc = n;
-        return 0;
-}
-
 static void cnode_free(struct cnode *n)
 {
         /* Iterative: a trie built from long lines may be deep. Children are freed by
@@ -97,7 +83,7 @@ static void cnode_free(struct cnode *n)
 
         if (!n)
                 return;
-        if (grow((void **)&work, &alloc, 1, sizeof(*work)) < 0) {
+        if (array_grow((void **)&work, &alloc, 1, sizeof(*work)) < 0) {
                 /* Out of memory while freeing: fall back to recursion. */
                 for (unsigned i = 0; i < n->n_children; i++)
                         cnode_free(n->children[i].node);
@@ -110,7 +96,7 @@ static void cnode_free(struct cnode *n)
         while (n_work > 0) {
                 struct cnode *x = work[--n_work];
                 for (unsigned i = 0; i < x->n_children; i++) {
-                        if (grow((void **)&work, &alloc, n_work + 1, sizeof(*work)) < 0)
+                        if (array_grow((void **)&work, &alloc, n_work + 1, sizeof(*work)) < 0)
                                 cnode_free(x->children[i].node);
                         else
                                 work[n_work++] = x->children[i].node;
@@ -163,7 +149,7 @@ static int64_t intern(struct hwdb_compiler *c, const char *s)
                 return (int64_t)(uintptr_t)v - 1;
         if (c->n_pool >= UINT32_MAX - 1)
                 return -E2BIG;
-        if (grow((void **)&c->pool, &c->pool_alloc, c->n_pool + 1, sizeof(*c->pool)) < 0)
+        if (array_grow((void **)&c->pool, &c->pool_alloc, c->n_pool + 1, sizeof(*c->pool)) < 0)
                 return -ENOMEM;
         char *d = strdup(s);
         if (!d)
@@ -343,9 +329,9 @@ static int add_property(struct hwdb_compiler *c, char *line, const char *name, u
 
 static int add_match(struct hwdb_compiler *c, const char *line)
 {
-        if (grow((void **)&c->match_lines, &c->match_lines_alloc, c->n_match_lines + 1,
+        if (array_grow((void **)&c->match_lines, &c->match_lines_alloc, c->n_match_lines + 1,
                  sizeof(*c->match_lines)) < 0 ||
-            grow((void **)&c->matches, &c->matches_alloc, c->n_matches + 1, sizeof(*c->matches)) < 0)
+            array_grow((void **)&c->matches, &c->matches_alloc, c->n_matches + 1, sizeof(*c->matches)) < 0)
                 return -ENOMEM;
         char *m = strdup(line);
         if (!m)
@@ -482,7 +468,7 @@ static int place(struct area *a, struct span *s)
                 s->off = 0;
                 return 0;
         }
-        if (grow((void **)&a->buf, &a->alloc, a->len + s->len + 1, 1) < 0)
+        if (array_grow((void **)&a->buf, &a->alloc, a->len + s->len + 1, 1) < 0)
                 return -ENOMEM;
         memcpy(a->buf + a->len, s->p, s->len);
         a->buf[a->len + s->len] = '\0';
@@ -504,7 +490,7 @@ static int layout_strings(const struct hwdb_compiler *c, struct cnode *const *no
 
         for (size_t i = 0; i < c->n_pool + c->n_nodes; i++)
                 spans[i].off = NOT_PLACED;
-        if (grow((void **)&a.buf, &a.alloc, 1, 1) < 0)
+        if (array_grow((void **)&a.buf, &a.alloc, 1, 1) < 0)
                 return -ENOMEM;
         a.buf[a.len++] = '\0';
 
@@ -547,14 +533,14 @@ static int nodes_post_order(struct hwdb_compiler *c, struct cnode ***ret)
         size_t st_alloc = 0, n_st = 0, n_out = 0;
 
         out = reallocarray(NULL, c->n_nodes, sizeof(*out));
-        if (!out || grow((void **)&st, &st_alloc, 1, sizeof(*st)) < 0)
+        if (!out || array_grow((void **)&st, &st_alloc, 1, sizeof(*st)) < 0)
                 return -ENOMEM;
         st[n_st++] = (struct stack){c->root, 0};
         while (n_st > 0) {
                 struct stack *top = &st[n_st - 1];
                 if (top->next < top->n->n_children) {
                         struct cnode *child = top->n->children[top->next++].node;
-                        if (grow((void **)&st, &st_alloc, n_st + 1, sizeof(*st)) < 0)
+                        if (array_grow((void **)&st, &st_alloc, n_st + 1, sizeof(*st)) < 0)
                                 return -ENOMEM;
                         st[n_st++] = (struct stack){child, 0};
                         continue;
@@ -815,7 +801,7 @@ int hwdb_source_files(const char *root, char ***ret)
                                 free(path);
                                 continue;
                         }
-                        if (grow((void **)&files, &alloc, n + 2, sizeof(*files)) < 0 ||
+                        if (array_grow((void **)&files, &alloc, n + 2, sizeof(*files)) < 0 ||
                             hashmap_put(seen, base, path) < 0) {
                                 free(path);
                                 r = -ENOMEM;

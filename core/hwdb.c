@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "glob-match.h"
 #include "hwdb-format.h"
 #include "hashmap.h"
@@ -112,21 +113,6 @@ struct hwdb {
         uint64_t budget; /* nodes a lookup may still visit; bounds work on a corrupt DAG */
 };
 
-static int grow(void **p, size_t *alloc, size_t need, size_t elem)
-{
-        if (need <= *alloc)
-                return 0;
-        size_t n = *alloc ? *alloc : 16;
-        while (n < need)
-                n *= 2;
-        void *q = reallocarray(*p, n, elem);
-        if (!q)
-                return -ENOMEM;
-        *p = q;
-        *alloc = n;
-        return 0;
-}
-
 static char *path_join_root(const char *root, const char *path)
 {
         char *s;
@@ -212,7 +198,7 @@ static int bytes_at(struct hwdb *h, uint64_t off, size_t len, const uint8_t **re
                 *ret = b + in;
                 return 0;
         }
-        r = grow((void **)&h->span, &h->span_alloc, len, 1);
+        r = array_grow((void **)&h->span, &h->span_alloc, len, 1);
         if (r < 0)
                 return r;
         for (size_t done = 0; done < len;) {
@@ -249,7 +235,7 @@ static int string_at(struct hwdb *h, uint64_t off, char **buf, size_t *alloc, si
                 size_t k = nul ? (size_t)(nul - (b + bi)) : avail;
                 if (len + k >= HWDB_STRING_MAX)
                         return -EBADMSG;
-                r = grow((void **)buf, alloc, at + len + k + 1, 1);
+                r = array_grow((void **)buf, alloc, at + len + k + 1, 1);
                 if (r < 0)
                         return r;
                 memcpy(*buf + at + len, b + bi, k);
@@ -452,7 +438,7 @@ static int node_at(struct hwdb *h, uint64_t off, struct node *n)
 static int node_prefix(struct hwdb *h, const struct node *n, size_t *ret_len)
 {
         if (n->prefix_off == 0) { /* no prefix */
-                int r = grow((void **)&h->str, &h->str_alloc, 1, 1);
+                int r = array_grow((void **)&h->str, &h->str_alloc, 1, 1);
                 if (r < 0)
                         return r;
                 h->str[0] = '\0';
@@ -506,7 +492,7 @@ static int pattern_append(struct hwdb *h, const char *s, size_t len)
 {
         if (h->pattern_len + len >= HWDB_PATTERN_MAX)
                 return -EBADMSG;
-        int r = grow((void **)&h->pattern, &h->pattern_alloc, h->pattern_len + len + 1, 1);
+        int r = array_grow((void **)&h->pattern, &h->pattern_alloc, h->pattern_len + len + 1, 1);
         if (r < 0)
                 return r;
         memcpy(h->pattern + h->pattern_len, s, len);
@@ -661,13 +647,13 @@ static int add_value(struct hwdb *h, const struct node *n, uint64_t i)
         if (h->n_res >= UINT32_MAX - 1)
                 return -EBADMSG;
 
-        r = grow((void **)&h->res, &h->res_alloc, h->n_res + 1, sizeof(*h->res));
+        r = array_grow((void **)&h->res, &h->res_alloc, h->n_res + 1, sizeof(*h->res));
         if (r < 0)
                 return r;
         /* the key is in h->str: copy it before anything else is read */
         if (h->text_len + klen > HWDB_TEXT_MAX)
                 return -EBADMSG;
-        r = grow((void **)&h->text, &h->text_alloc, h->text_len + klen, 1);
+        r = array_grow((void **)&h->text, &h->text_alloc, h->text_len + klen, 1);
         if (r < 0)
                 return r;
         memcpy(h->text + h->text_len, key, klen); /* klen - 1 bytes and the NUL */
@@ -708,10 +694,10 @@ static int push_frame(struct hwdb *h, const struct glob_text *text, size_t depth
         size_t from;
         int r;
 
-        r = grow((void **)&h->stack, &h->stack_alloc, depth + 1, sizeof(*h->stack));
+        r = array_grow((void **)&h->stack, &h->stack_alloc, depth + 1, sizeof(*h->stack));
         if (r < 0)
                 return r;
-        r = grow((void **)&h->sets, &h->sets_alloc, (depth + 1) * text->words, sizeof(*h->sets));
+        r = array_grow((void **)&h->sets, &h->sets_alloc, (depth + 1) * text->words, sizeof(*h->sets));
         if (r < 0)
                 return r;
         f = &h->stack[depth];
@@ -882,7 +868,7 @@ int hwdb_lookup(struct hwdb *h, const char *modalias, const struct hwdb_property
 
         r = search(h, modalias);
         if (r >= 0)
-                r = grow((void **)&h->props, &h->props_alloc, h->n_res, sizeof(*h->props));
+                r = array_grow((void **)&h->props, &h->props_alloc, h->n_res, sizeof(*h->props));
         if (r < 0) {
                 h->n_res = 0;
                 return r;
