@@ -650,15 +650,10 @@ static int add_value(struct hwdb *h, const struct node *n, uint64_t i)
         r = array_grow((void **)&h->res, &h->res_alloc, h->n_res + 1, sizeof(*h->res));
         if (r < 0)
                 return r;
-        /* the key is in h->str: copy it before anything else is read */
-        if (h->text_len + klen > HWDB_TEXT_MAX)
-                return -EBADMSG;
-        r = array_grow((void **)&h->text, &h->text_alloc, h->text_len + klen, 1);
+        h->res[h->n_res] = (struct result){0};
+        r = text_add(h, key_off + 1, &h->res[h->n_res].key); /* without the space; a cached block */
         if (r < 0)
                 return r;
-        memcpy(h->text + h->text_len, key, klen); /* klen - 1 bytes and the NUL */
-        h->res[h->n_res] = (struct result){.key = h->text_len};
-        h->text_len += klen;
         r = result_set(h, h->n_res, value_off, filename_off, line, file_priority);
         if (r < 0)
                 return r;
