@@ -104,14 +104,60 @@ static int walk_dirs(int devfd, const char *name, bool create)
         return TAKE_FD(fd);
 }
 
+static void slot_free(struct devdir_cache_slot *s)
+{
+        free(s->dir);
+        if (s->dir)
+                close(s->fd);
+        *s = (struct devdir_cache_slot){0};
+}
+
+void devdir_cache_clear(struct devdir_cache *c)
+{
+        for (unsigned i = 0; i < DEVDIR_CACHE_SLOTS; i++)
+                slot_free(&c->slot[i]);
+        c->next = 0;
+}
+
+static struct devdir_cache_slot *cache_find(struct devdir_cache *c, const char *dir, size_t len)
+{
+        for (unsigned i = 0; i < DEVDIR_CACHE_SLOTS; i++) {
+                struct devdir_cache_slot *s = &c->slot[i];
+                if (s->dir && strncmp(s->dir, dir, len) == 0 && s->dir[len] == 0)
+                        return s;
+        }
+        return NULL;
+}
+
+/* A slot for a new directory: a free one, else the next one nobody uses (its directory is
+ * closed). NULL when every slot is in use. */
+static struct devdir_cache_slot *cache_take_slot(struct devdir_cache *c)
+{
+        for (unsigned i = 0; i < DEVDIR_CACHE_SLOTS; i++)
+                if (!c->slot[i].dir)
+                        return &c->slot[i];
+        for (unsigned i = 0; i < DEVDIR_CACHE_SLOTS; i++) {
+                struct devdir_cache_slot *s = &c->slot[(c->next + i) % DEVDIR_CACHE_SLOTS];
+                if (s->pins == 0) {
+                        c->next = (c->next + i + 1) % DEVDIR_CACHE_SLOTS;
+                        slot_free(s);
+                        return s;
+                }
+        }
+        return NULL;
+}
+
 void devdir_parent_done(struct devdir_parent *p)
 {
         if (p->owned && p->fd >= 0)
                 close(p->fd);
+        if (p->pinned)
+                p->pinned->pins--;
         *p = DEVDIR_PARENT_NULL;
 }
 
-int devdir_open_parent(int devfd, const char *name, bool create, struct devdir_parent *ret)
+int devdir_open_parent(int devfd, struct devdir_cache *cache, const char *name, bool create,
+                       struct devdir_parent *ret)
 {
         if (!devdir_name_valid(name))
                 return -EINVAL;
@@ -121,6 +167,13 @@ int devdir_open_parent(int devfd, const char *name, bool create, struct devdir_p
                 *ret = (struct devdir_parent){.fd = devfd, .leaf = name, .owned = false};
                 return 0;
         }
+        struct devdir_cache_slot *s = cache ? cache_find(cache, name, last - name) : NULL;
+        if (s) {
+                s->pins++;
+                *ret = (struct devdir_parent){.fd = s->fd, .leaf = last + 1, .pinned = s};
+                return 0;
+        }
+
         _cleanup_free_ char *dirs = strndup(name, last - name);
         if (!dirs)
                 return -ENOMEM;
@@ -129,11 +182,31 @@ int devdir_open_parent(int devfd, const char *name, bool create, struct devdir_p
                 fd = walk_dirs(devfd, name, create);
         if (fd < 0)
                 return fd;
-        *ret = (struct devdir_parent){.fd = fd, .leaf = last + 1, .owned = true};
+        s = cache ? cache_take_slot(cache) : NULL;
+        if (!s) {
+                *ret = (struct devdir_parent){.fd = fd, .leaf = last + 1, .owned = true};
+                return 0;
+        }
+        *s = (struct devdir_cache_slot){.dir = TAKE_PTR(dirs), .fd = fd, .pins = 1};
+        *ret = (struct devdir_parent){.fd = fd, .leaf = last + 1, .pinned = s};
         return 0;
 }
 
-void devdir_prune_parents(int devfd, const char *name)
+int devdir_parent_reopen(int devfd, struct devdir_cache *cache, const char *name, struct devdir_parent *p)
+{
+        struct devdir_cache_slot *s = p->pinned;
+        if (!s)
+                return 0;
+        devdir_parent_done(p);
+        /* a directory still used elsewhere keeps its slot: the new one is opened beside it */
+        bool in_use = s->pins > 0;
+        if (!in_use)
+                slot_free(s);
+        int r = devdir_open_parent(devfd, in_use ? NULL : cache, name, true, p);
+        return r < 0 ? r : 1;
+}
+
+void devdir_prune_parents(int devfd, struct devdir_cache *cache, const char *name)
 {
         _cleanup_free_ char *path = strdup(name);
         if (!path)
@@ -147,10 +220,13 @@ void devdir_prune_parents(int devfd, const char *name)
                 /* Walk to the directory's parent safely too: a symlink planted higher up must
                  * not make us remove an empty directory outside the root. */
                 _cleanup_(devdir_parent_done) struct devdir_parent dir = DEVDIR_PARENT_NULL;
-                if (devdir_open_parent(devfd, path, false, &dir) < 0)
+                if (devdir_open_parent(devfd, cache, path, false, &dir) < 0)
                         return;
                 if (unlinkat(dir.fd, dir.leaf, AT_REMOVEDIR) < 0)
                         return;
+                struct devdir_cache_slot *s = cache ? cache_find(cache, path, strlen(path)) : NULL;
+                if (s && s->pins == 0)
+                        slot_free(s);
         }
 }
 

@@ -23,28 +23,59 @@
  * is a control character (< 0x20 or 0x7f). */
 bool devdir_name_valid(const char *name);
 
+/* Directories below the root kept open between calls, so that a name in block/ or
+ * disk/by-id/ does not cost an open of its directory every time. The caller owns the cache:
+ * zero-initialised (struct devdir_cache c = {0}), used with one root only, emptied by
+ * devdir_cache_clear(). Directories devman prunes leave the cache; one removed by anyone else
+ * meanwhile is noticed when making something in it fails with ENOENT: the maker then calls
+ * devdir_parent_reopen() and tries once more (a lookup or removal there finds nothing, which is
+ * the truth). A directory renamed inside the root is followed under its new name until it
+ * leaves the cache. */
+#define DEVDIR_CACHE_SLOTS 8
+struct devdir_cache_slot {
+        char *dir; /* NULL: a free slot */
+        int fd;
+        unsigned pins; /* devdir_parents using fd: it is neither closed nor replaced */
+};
+struct devdir_cache {
+        struct devdir_cache_slot slot[DEVDIR_CACHE_SLOTS];
+        unsigned next; /* where the search for a slot to replace starts */
+};
+void devdir_cache_clear(struct devdir_cache *c);
+
 /* The directory that holds a name's last component: the root itself (borrowed from the
- * caller) or a directory below it (opened for this, closed by devdir_parent_done()). */
+ * caller), a directory below it (opened for this, closed by devdir_parent_done()), or one
+ * borrowed from a cache (pinned there until devdir_parent_done()). */
 struct devdir_parent {
         int fd;
         const char *leaf; /* the last component, inside the name */
         bool owned;
+        struct devdir_cache_slot *pinned;
 };
 #define DEVDIR_PARENT_NULL ((struct devdir_parent){.fd = -1})
 void devdir_parent_done(struct devdir_parent *p);
 
 /* Opens the directory that holds the last component of name (a valid name) into *ret: a name
- * directly in the root gets devfd itself, so the common case costs no syscall. Existing
+ * directly in the root gets devfd itself, so the common case costs no syscall; with a cache
+ * (may be NULL), a directory opened before is taken from it and one opened now is kept there. Existing
  * directories are opened in one openat2() call that refuses symlinks; the component walk is
  * the fallback (and makes what is missing). With create, missing directories are made with
  * mode 0755 (exactly, whatever the umask). An intermediate component that is a symlink or not a
  * directory fails with -ENOTDIR (-ELOOP on some kernels); missing ones without create fail
  * with -ENOENT. */
-int devdir_open_parent(int devfd, const char *name, bool create, struct devdir_parent *ret);
+int devdir_open_parent(int devfd, struct devdir_cache *cache, const char *name, bool create,
+                       struct devdir_parent *ret);
+
+/* After making something in p's directory failed with -ENOENT: when that directory came from
+ * the cache it may have been removed meanwhile, so it leaves the cache and p is opened (made)
+ * again for name. 1 when p was reopened (try again), 0 when p did not come from a cache,
+ * -errno (p is then closed). */
+int devdir_parent_reopen(int devfd, struct devdir_cache *cache, const char *name, struct devdir_parent *p);
 
 /* Removes the empty parent directories of name, deepest first, stopping at the root or at
- * the first directory that is not empty (or not removable). Never fails. */
-void devdir_prune_parents(int devfd, const char *name);
+ * the first directory that is not empty (or not removable), and drops the removed ones from
+ * the cache (may be NULL). Never fails. */
+void devdir_prune_parents(int devfd, struct devdir_cache *cache, const char *name);
 
 /* A name for a temporary entry in the same directory, "<prefix>.#devman.<random hex>",
  * to be renamed over the final name. Writes into buf (at least DEVDIR_TMP_SIZE bytes). */

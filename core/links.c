@@ -335,13 +335,13 @@ static int claims_best(int dirfd, const char *link, const char *exclude, struct 
 }
 
 /* Removes the /dev entry of link if it is a symlink, and its emptied parents. */
-static int dev_link_remove(int devfd, const char *link)
+static int dev_link_remove(int devfd, struct devdir_cache *devdirs, const char *link)
 {
         _cleanup_(devdir_parent_done) struct devdir_parent dir = DEVDIR_PARENT_NULL;
         struct stat st;
         int r;
 
-        r = devdir_open_parent(devfd, link, false, &dir);
+        r = devdir_open_parent(devfd, devdirs, link, false, &dir);
         if (r == -ENOENT)
                 return 0;
         if (r < 0)
@@ -352,14 +352,17 @@ static int dev_link_remove(int devfd, const char *link)
                 return 0; /* not ours: a node or file that took the name */
         if (unlinkat(dir.fd, dir.leaf, 0) < 0 && errno != ENOENT)
                 return -errno;
-        devdir_prune_parents(devfd, link);
+        devdir_parent_done(&dir);
+        devdir_prune_parents(devfd, devdirs, link);
         return 0;
 }
 
-static int link_apply(int devfd, struct claims_root *cr, const char *link, bool have_dir, struct claim *best);
+static int link_apply(int devfd, struct devdir_cache *devdirs, struct claims_root *cr, const char *link,
+                      bool have_dir, struct claim *best);
 
 /* Makes /dev/<link> match the claims in its claim directory cdir (an fd, or -ENOENT). */
-static int link_resolve_at(int devfd, struct claims_root *cr, int cdir, const char *link)
+static int link_resolve_at(int devfd, struct devdir_cache *devdirs, struct claims_root *cr, int cdir,
+                           const char *link)
 {
         struct claim best = {0};
         int r;
@@ -369,19 +372,20 @@ static int link_resolve_at(int devfd, struct claims_root *cr, int cdir, const ch
         r = cdir >= 0 ? claims_best(cdir, link, NULL, &best, NULL) : 0;
         if (r < 0)
                 return r;
-        return link_apply(devfd, cr, link, cdir >= 0, r > 0 ? &best : NULL);
+        return link_apply(devfd, devdirs, cr, link, cdir >= 0, r > 0 ? &best : NULL);
 }
 
 /* Makes /dev/<link> match its claims. */
-static int link_resolve(int devfd, struct claims_root *cr, const char *link)
+static int link_resolve(int devfd, struct devdir_cache *devdirs, struct claims_root *cr, const char *link)
 {
         _cleanup_close_ int cdir = claims_dir_open(claims_root_fd(cr), link, false, NULL);
-        return link_resolve_at(devfd, cr, cdir, link);
+        return link_resolve_at(devfd, devdirs, cr, cdir, link);
 }
 
 /* Makes /dev/<link> point to the owner best (cleared here), or removes it when best is NULL;
  * have_dir tells whether the link's claim directory exists. */
-static int link_apply(int devfd, struct claims_root *cr, const char *link, bool have_dir, struct claim *best)
+static int link_apply(int devfd, struct devdir_cache *devdirs, struct claims_root *cr, const char *link,
+                      bool have_dir, struct claim *best)
 {
         int r;
 
@@ -390,7 +394,7 @@ static int link_apply(int devfd, struct claims_root *cr, const char *link, bool 
                  * before its claim directory, so a crash cannot leave an unclaimed link). */
                 if (!have_dir)
                         return 0;
-                r = dev_link_remove(devfd, link);
+                r = dev_link_remove(devfd, devdirs, link);
                 if (r < 0)
                         return r;
                 _cleanup_free_ char *esc = NULL;
@@ -412,10 +416,12 @@ static int link_apply(int devfd, struct claims_root *cr, const char *link, bool 
         claim_clear(best);
         if (r < 0)
                 return r;
-        r = devdir_open_parent(devfd, link, true, &dir);
+        r = devdir_open_parent(devfd, devdirs, link, true, &dir);
         if (r < 0)
                 return r;
         r = devdir_symlink_replace(dir.fd, dir.leaf, target);
+        if (r == -ENOENT && devdir_parent_reopen(devfd, devdirs, link, &dir) > 0)
+                r = devdir_symlink_replace(dir.fd, dir.leaf, target);
         return r < 0 ? r : 0;
 }
 
@@ -557,7 +563,8 @@ owner:;
  * seen to point to the claim's node, the claim goes, the directory is found empty, then the
  * /dev link and the directory go (in that order: a crash never leaves an unclaimed link).
  * Everything else takes the general way: the claim goes, then link_resolve_at(). */
-static int claim_release(int devfd, struct claims_root *cr, const char *link, const char *device_id)
+static int claim_release(int devfd, struct devdir_cache *devdirs, struct claims_root *cr, const char *link,
+                         const char *device_id)
 {
         _cleanup_free_ char *esc = NULL, *entry = NULL, *dir = NULL, *target = NULL, *current = NULL;
         _cleanup_close_ int cdir = -1;
@@ -576,8 +583,8 @@ static int claim_release(int devfd, struct claims_root *cr, const char *link, co
         claim_clear(&mine);
         if (r < 0)
                 goto general;
-        if (devdir_open_parent(devfd, link, false, &pdir) < 0 || devdir_readlink(pdir.fd, pdir.leaf, &current) < 0 ||
-            !streq(current, target))
+        if (devdir_open_parent(devfd, devdirs, link, false, &pdir) < 0 ||
+            devdir_readlink(pdir.fd, pdir.leaf, &current) < 0 || !streq(current, target))
                 goto general; /* owned by another claimant, or not as the claims say */
         if (unlinkat(cdir, entry, 0) < 0 && errno != ENOENT)
                 return -errno;
@@ -585,10 +592,11 @@ static int claim_release(int devfd, struct claims_root *cr, const char *link, co
         if (r < 0)
                 return r;
         if (r > 0)
-                return link_resolve_at(devfd, cr, cdir, link); /* the next claimant takes it over */
+                return link_resolve_at(devfd, devdirs, cr, cdir, link); /* the next claimant takes it over */
         if (unlinkat(pdir.fd, pdir.leaf, 0) < 0 && errno != ENOENT)
                 return -errno;
-        devdir_prune_parents(devfd, link);
+        devdir_parent_done(&pdir); /* released first: a pruned directory then leaves the cache */
+        devdir_prune_parents(devfd, devdirs, link);
         /* fails harmlessly when a temporary is still there */
         (void)unlinkat(cr->runfd, dir, AT_REMOVEDIR);
         return 0;
@@ -596,7 +604,7 @@ static int claim_release(int devfd, struct claims_root *cr, const char *link, co
 general:
         if (unlinkat(cdir, entry, 0) < 0 && errno != ENOENT)
                 return -errno;
-        return link_resolve_at(devfd, cr, cdir, link);
+        return link_resolve_at(devfd, devdirs, cr, cdir, link);
 }
 
 static void keep_first_error(int *ret, int r)
@@ -605,8 +613,8 @@ static void keep_first_error(int *ret, int r)
                 *ret = r;
 }
 
-int links_update(int devfd, int runfd, const char *device_id, const char *devname, char **old_links,
-                 char **new_links, int priority)
+int links_update(int devfd, struct devdir_cache *devdirs, int runfd, const char *device_id,
+                 const char *devname, char **old_links, char **new_links, int priority)
 {
         int ret = 0, r;
 
@@ -625,7 +633,7 @@ int links_update(int devfd, int runfd, const char *device_id, const char *devnam
                         keep_first_error(&ret, -EINVAL);
                         continue;
                 }
-                keep_first_error(&ret, claim_release(devfd, &cr, *l, device_id));
+                keep_first_error(&ret, claim_release(devfd, devdirs, &cr, *l, device_id));
         }
 
         for (char **l = new_links; l && *l; l++) {
@@ -637,9 +645,9 @@ int links_update(int devfd, int runfd, const char *device_id, const char *devnam
                 r = claim_write(&cr, *l, device_id, devname, priority, &owner);
                 keep_first_error(&ret, r);
                 if (r > 0)
-                        keep_first_error(&ret, link_apply(devfd, &cr, *l, true, &owner));
+                        keep_first_error(&ret, link_apply(devfd, devdirs, &cr, *l, true, &owner));
                 else if (r == 0) /* unchanged: still repair the link */
-                        keep_first_error(&ret, link_resolve(devfd, &cr, *l));
+                        keep_first_error(&ret, link_resolve(devfd, devdirs, &cr, *l));
         }
         claims_root_close(&cr);
         return ret;
@@ -647,10 +655,11 @@ int links_update(int devfd, int runfd, const char *device_id, const char *devnam
 
 /* Calls fn for every claim directory: its fd, the link name (from a record, or unescaped from
  * the directory name; NULL when unknown) and the entries. */
-typedef int (*claims_dir_fn)(int devfd, struct claims_root *cr, int cdir, const char *link, char **entries,
-                             void *userdata);
+typedef int (*claims_dir_fn)(int devfd, struct devdir_cache *devdirs, struct claims_root *cr, int cdir,
+                             const char *link, char **entries, void *userdata);
 
-static int claims_foreach_dir(int devfd, int runfd, claims_dir_fn fn, void *userdata)
+static int claims_foreach_dir(int devfd, struct devdir_cache *devdirs, int runfd, claims_dir_fn fn,
+                              void *userdata)
 {
         _cleanup_strv_free_ char **dirs = NULL;
         struct claims_root cr = CLAIMS_ROOT(runfd, false);
@@ -692,7 +701,7 @@ static int claims_foreach_dir(int devfd, int runfd, claims_dir_fn fn, void *user
                 if (!link && (unescape_name(*d, &link) < 0 || !devdir_name_valid(link)))
                         link = mfree(link);
 
-                r = fn(devfd, &cr, cdir, link, entries, userdata);
+                r = fn(devfd, devdirs, &cr, cdir, link, entries, userdata);
                 if (r < 0)
                         keep_first_error(&ret, r);
                 else if (ret >= 0)
@@ -711,8 +720,8 @@ struct remove_ctx {
         const char *device_id;
 };
 
-static int remove_one_dir(int devfd, struct claims_root *cr, int cdir, const char *link, char **entries,
-                          void *userdata)
+static int remove_one_dir(int devfd, struct devdir_cache *devdirs, struct claims_root *cr, int cdir,
+                          const char *link, char **entries, void *userdata)
 {
         struct remove_ctx *ctx = userdata;
         int hits = 0;
@@ -727,11 +736,11 @@ static int remove_one_dir(int devfd, struct claims_root *cr, int cdir, const cha
                         hits++;
         }
         if (hits && link)
-                return link_resolve(devfd, cr, link);
+                return link_resolve(devfd, devdirs, cr, link);
         return 0;
 }
 
-int links_remove_all(int devfd, int runfd, const char *device_id, char **links)
+int links_remove_all(int devfd, struct devdir_cache *devdirs, int runfd, const char *device_id, char **links)
 {
         int ret = 0, r;
 
@@ -740,7 +749,7 @@ int links_remove_all(int devfd, int runfd, const char *device_id, char **links)
 
         if (!links) {
                 struct remove_ctx ctx = {.device_id = device_id};
-                r = claims_foreach_dir(devfd, runfd, remove_one_dir, &ctx);
+                r = claims_foreach_dir(devfd, devdirs, runfd, remove_one_dir, &ctx);
                 return r < 0 ? r : 0;
         }
 
@@ -752,7 +761,7 @@ int links_remove_all(int devfd, int runfd, const char *device_id, char **links)
                         keep_first_error(&ret, -EINVAL);
                         continue;
                 }
-                keep_first_error(&ret, claim_release(devfd, &cr, *l, device_id));
+                keep_first_error(&ret, claim_release(devfd, devdirs, &cr, *l, device_id));
         }
         claims_root_close(&cr);
         return ret;
@@ -763,7 +772,8 @@ struct gc_ctx {
         void *userdata;
 };
 
-static int gc_one_dir(int devfd, struct claims_root *cr, int cdir, const char *link, char **entries, void *userdata)
+static int gc_one_dir(int devfd, struct devdir_cache *devdirs, struct claims_root *cr, int cdir,
+                      const char *link, char **entries, void *userdata)
 {
         struct gc_ctx *ctx = userdata;
         int dropped = 0, r;
@@ -788,7 +798,7 @@ static int gc_one_dir(int devfd, struct claims_root *cr, int cdir, const char *l
                         dropped++;
         }
         if (link) {
-                r = link_resolve(devfd, cr, link);
+                r = link_resolve(devfd, devdirs, cr, link);
                 if (r < 0)
                         return r;
         }
@@ -801,7 +811,7 @@ int links_gc(int devfd, int runfd, bool (*is_live)(const char *device_id, void *
 
         if (!is_live)
                 return -EINVAL;
-        return claims_foreach_dir(devfd, runfd, gc_one_dir, &ctx);
+        return claims_foreach_dir(devfd, NULL, runfd, gc_one_dir, &ctx);
 }
 
 int links_get_owner(int runfd, const char *link, char **ret_device_id, char **ret_devname)

@@ -27,18 +27,21 @@
 
 #include <stdbool.h>
 
+#include "devdir.h"
+
 /* Brings the claims of device_id (whose node is devname, relative to the /dev root) from
  * old_links to new_links (NULL-terminated arrays of link names; either may be NULL), with
  * the given link priority, and fixes every link concerned. Links in both sets are claimed
  * anew (the priority or devname may have changed). -EINVAL for an invalid device id or
  * devname, or (after the others were processed) for an invalid link name; -EEXIST when a
  * link could not be made because something other than a symlink is in its place. */
-int links_update(int devfd, int runfd, const char *device_id, const char *devname, char **old_links,
-                 char **new_links, int priority);
+int links_update(int devfd, struct devdir_cache *devdirs, int runfd, const char *device_id,
+                 const char *devname, char **old_links, char **new_links, int priority);
 
 /* Releases every claim of device_id: those on the listed links, or, with links NULL, all of
  * them found in the run directory (slower: scans every claim). */
-int links_remove_all(int devfd, int runfd, const char *device_id, char **links);
+int links_remove_all(int devfd, struct devdir_cache *devdirs, int runfd, const char *device_id,
+                     char **links);
 
 /* Crash recovery: drops the claims of devices for which is_live(device_id, userdata) is false
  * and unreadable claim records, then re-resolves every claimed link (repairing links left

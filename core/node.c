@@ -125,7 +125,8 @@ static int node_create(int dirfd, const char *leaf, mode_t ifmt, dev_t devnum, m
         return 1;
 }
 
-static int node_link_devnum(int devfd, const char *name, char type, dev_t devnum)
+static int node_link_devnum(int devfd, struct devdir_cache *devdirs, const char *name, char type,
+                            dev_t devnum)
 {
         _cleanup_free_ char *link = NULL, *target = NULL;
         _cleanup_(devdir_parent_done) struct devdir_parent dir = DEVDIR_PARENT_NULL;
@@ -134,40 +135,23 @@ static int node_link_devnum(int devfd, const char *name, char type, dev_t devnum
         r = node_devnum_link_name(type, devnum, &link);
         if (r < 0)
                 return r;
-        r = devdir_open_parent(devfd, link, true, &dir);
+        r = devdir_open_parent(devfd, devdirs, link, true, &dir);
         if (r < 0)
                 return r;
         if (!(target = strfmt_concat("../", name, NULL)))
                 return -ENOMEM;
         r = devdir_symlink_replace(dir.fd, dir.leaf, target);
+        if (r == -ENOENT && devdir_parent_reopen(devfd, devdirs, link, &dir) > 0)
+                r = devdir_symlink_replace(dir.fd, dir.leaf, target);
         return r < 0 ? r : 0;
 }
 
-static int node_add_full(int devfd, const char *name, char type, dev_t devnum, mode_t mode, uid_t uid, gid_t gid,
-                         bool devnum_link)
+/* The node dirfd/leaf made or fixed, as node_add_full() describes. */
+static int node_put(int dirfd, const char *leaf, mode_t ifmt, dev_t devnum, mode_t mode, uid_t uid,
+                    gid_t gid)
 {
-        _cleanup_(devdir_parent_done) struct devdir_parent dir = DEVDIR_PARENT_NULL;
-        mode_t ifmt = type_bits(type);
         struct stat st;
-        int r, changed;
-
-        if (!ifmt || !devdir_name_valid(name))
-                return -EINVAL;
-        mode = mode == NODE_MODE_UNSET ? NODE_MODE_DEFAULT : (mode & 07777);
-        if (uid == NODE_UID_UNSET)
-                uid = 0;
-        if (gid == NODE_GID_UNSET)
-                gid = 0;
-
-        r = devdir_open_parent(devfd, name, true, &dir);
-        if (r < 0)
-                return r;
-        int dirfd = dir.fd;
-        const char *leaf = dir.leaf;
-
-        /* The M:m link first: it is the record that devman made this node, so a crash between
-         * the two leaves at most a dangling link that reconciliation finds (reconcile.c). */
-        int link_r = devnum_link ? node_link_devnum(devfd, name, type, devnum) : 0;
+        int r;
 
         if (fstatat(dirfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0) {
                 if (S_ISDIR(st.st_mode))
@@ -184,13 +168,11 @@ static int node_add_full(int devfd, const char *name, char type, dev_t devnum, m
                         r = node_replace(dirfd, leaf, ifmt, devnum, mode, uid, gid);
         } else
                 r = -errno;
-        if (r < 0)
-                return r;
-        changed = r;
-        return link_r < 0 ? link_r : changed;
+        return r;
 }
 
-int node_add_absent(int devfd, const char *name, char type, dev_t devnum)
+static int node_add_full(int devfd, struct devdir_cache *devdirs, const char *name, char type, dev_t devnum,
+                         mode_t mode, uid_t uid, gid_t gid, bool devnum_link)
 {
         _cleanup_(devdir_parent_done) struct devdir_parent dir = DEVDIR_PARENT_NULL;
         mode_t ifmt = type_bits(type);
@@ -198,36 +180,69 @@ int node_add_absent(int devfd, const char *name, char type, dev_t devnum)
 
         if (!ifmt || !devdir_name_valid(name))
                 return -EINVAL;
-        r = devdir_open_parent(devfd, name, true, &dir);
+        mode = mode == NODE_MODE_UNSET ? NODE_MODE_DEFAULT : (mode & 07777);
+        if (uid == NODE_UID_UNSET)
+                uid = 0;
+        if (gid == NODE_GID_UNSET)
+                gid = 0;
+
+        r = devdir_open_parent(devfd, devdirs, name, true, &dir);
+        if (r < 0)
+                return r;
+
+        /* The M:m link first: it is the record that devman made this node, so a crash between
+         * the two leaves at most a dangling link that reconciliation finds (reconcile.c). */
+        int link_r = devnum_link ? node_link_devnum(devfd, devdirs, name, type, devnum) : 0;
+
+        r = node_put(dir.fd, dir.leaf, ifmt, devnum, mode, uid, gid);
+        if (r == -ENOENT && devdir_parent_reopen(devfd, devdirs, name, &dir) > 0)
+                r = node_put(dir.fd, dir.leaf, ifmt, devnum, mode, uid, gid);
+        if (r < 0)
+                return r;
+        return link_r < 0 ? link_r : r;
+}
+
+int node_add_absent(int devfd, struct devdir_cache *devdirs, const char *name, char type, dev_t devnum)
+{
+        _cleanup_(devdir_parent_done) struct devdir_parent dir = DEVDIR_PARENT_NULL;
+        mode_t ifmt = type_bits(type);
+        int r;
+
+        if (!ifmt || !devdir_name_valid(name))
+                return -EINVAL;
+        r = devdir_open_parent(devfd, devdirs, name, true, &dir);
         if (r < 0)
                 return r;
         /* the M:m link first, as node_add() does (the record of a node devman made); the rules'
          * node_add() makes it anyway when the name is taken */
-        r = node_link_devnum(devfd, name, type, devnum);
+        r = node_link_devnum(devfd, devdirs, name, type, devnum);
         if (r < 0)
                 return r;
         /* mknod() itself is the check: one call where a lookup first would take two */
-        if (mknodat(dir.fd, dir.leaf, ifmt | NODE_MODE_DEFAULT, devnum) < 0)
-                return errno == EEXIST ? 0 : -errno;
-        return 1;
+        r = mknodat(dir.fd, dir.leaf, ifmt | NODE_MODE_DEFAULT, devnum) < 0 ? -errno : 1;
+        if (r == -ENOENT && devdir_parent_reopen(devfd, devdirs, name, &dir) > 0)
+                r = mknodat(dir.fd, dir.leaf, ifmt | NODE_MODE_DEFAULT, devnum) < 0 ? -errno : 1;
+        return r == -EEXIST ? 0 : r;
 }
 
-int node_add(int devfd, const char *name, char type, dev_t devnum, mode_t mode, uid_t uid, gid_t gid)
+int node_add(int devfd, struct devdir_cache *devdirs, const char *name, char type, dev_t devnum, mode_t mode,
+             uid_t uid, gid_t gid)
 {
-        return node_add_full(devfd, name, type, devnum, mode, uid, gid, true);
+        return node_add_full(devfd, devdirs, name, type, devnum, mode, uid, gid, true);
 }
 
-int node_update(int devfd, const char *name, char type, dev_t devnum, mode_t mode, uid_t uid, gid_t gid)
+int node_update(int devfd, struct devdir_cache *devdirs, const char *name, char type, dev_t devnum,
+                mode_t mode, uid_t uid, gid_t gid)
 {
-        return node_add_full(devfd, name, type, devnum, mode, uid, gid, false);
+        return node_add_full(devfd, devdirs, name, type, devnum, mode, uid, gid, false);
 }
 
 int node_add_static(int devfd, const char *name, char type, dev_t devnum, mode_t mode, uid_t uid, gid_t gid)
 {
-        return node_add_full(devfd, name, type, devnum, mode, uid, gid, false);
+        return node_add_full(devfd, NULL, name, type, devnum, mode, uid, gid, false);
 }
 
-int node_remove(int devfd, const char *name, char type, dev_t devnum)
+int node_remove(int devfd, struct devdir_cache *devdirs, const char *name, char type, dev_t devnum)
 {
         _cleanup_free_ char *link = NULL, *target = NULL;
         mode_t ifmt = type_bits(type);
@@ -240,7 +255,7 @@ int node_remove(int devfd, const char *name, char type, dev_t devnum)
         {
                 _cleanup_(devdir_parent_done) struct devdir_parent dir = DEVDIR_PARENT_NULL;
 
-                r = devdir_open_parent(devfd, name, false, &dir);
+                r = devdir_open_parent(devfd, devdirs, name, false, &dir);
                 if (r < 0 && r != -ENOENT)
                         return r;
                 if (r >= 0 && fstatat(dir.fd, dir.leaf, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
@@ -260,13 +275,13 @@ int node_remove(int devfd, const char *name, char type, dev_t devnum)
                 _cleanup_(devdir_parent_done) struct devdir_parent dir = DEVDIR_PARENT_NULL;
                 _cleanup_free_ char *old = NULL;
 
-                if (devdir_open_parent(devfd, link, false, &dir) >= 0 &&
+                if (devdir_open_parent(devfd, devdirs, link, false, &dir) >= 0 &&
                     devdir_readlink(dir.fd, dir.leaf, &old) >= 0 && streq(old, target))
                         if (unlinkat(dir.fd, dir.leaf, 0) < 0 && errno != ENOENT)
                                 return -errno;
         }
 
         if (removed)
-                devdir_prune_parents(devfd, name);
+                devdir_prune_parents(devfd, devdirs, name);
         return removed;
 }

@@ -16,6 +16,8 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "devdir.h"
+
 #define NODE_MODE_UNSET ((mode_t)-1)
 #define NODE_UID_UNSET ((uid_t)-1)
 #define NODE_GID_UNSET ((gid_t)-1)
@@ -33,18 +35,20 @@
  * -EINVAL for a bad name or type, -ENOTDIR/-ELOOP when an intermediate component is not a
  * real directory, -EISDIR when a directory is in the way, other -errno. When only the M:m link
  * could not be made, its -errno is returned and the node is in place. */
-int node_add(int devfd, const char *name, char type, dev_t devnum, mode_t mode, uid_t uid, gid_t gid);
+int node_add(int devfd, struct devdir_cache *devdirs, const char *name, char type, dev_t devnum, mode_t mode,
+             uid_t uid, gid_t gid);
 
 /* The node a device gets before its rules run (as devtmpfs would give it): when nothing has the
  * name, the node is made 0600 (under the process umask; devmand's leaves it so) owned by the
  * caller, with its "char/M:m" or "block/M:m" link. Anything already there is left alone.
  * Returns 1 when the node was made, 0 when the name was taken, -errno. */
-int node_add_absent(int devfd, const char *name, char type, dev_t devnum);
+int node_add_absent(int devfd, struct devdir_cache *devdirs, const char *name, char type, dev_t devnum);
 
 /* The same without touching the "char/M:m" or "block/M:m" link: for a node whose link the
  * caller made already (node_add earlier in the same event), only the node is brought to mode
  * and owner. */
-int node_update(int devfd, const char *name, char type, dev_t devnum, mode_t mode, uid_t uid, gid_t gid);
+int node_update(int devfd, struct devdir_cache *devdirs, const char *name, char type, dev_t devnum,
+                mode_t mode, uid_t uid, gid_t gid);
 
 /* The same without the "char/M:m" or "block/M:m" link: for static nodes (modules.devname), made
  * before any device exists. The M:m links are devman's record of nodes it made for devices
@@ -55,7 +59,7 @@ int node_add_static(int devfd, const char *name, char type, dev_t devnum, mode_t
  * "block/M:m" link if it points to "../<name>", and the node's parent directories that are
  * left empty. Returns 1 when the node was removed, 0 when there was nothing (or something
  * else) there, -errno on failure. */
-int node_remove(int devfd, const char *name, char type, dev_t devnum);
+int node_remove(int devfd, struct devdir_cache *devdirs, const char *name, char type, dev_t devnum);
 
 /* "char/M:m" or "block/M:m" for the given type and devnum, as a new string in *ret.
  * -EINVAL for a bad type. */

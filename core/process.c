@@ -99,7 +99,7 @@ static int make_node_before_rules(struct process_ctx *ctx, const char *name, cha
 {
         if (!ctx->rules || ctx->dry_run || ctx->devfd < 0)
                 return 0;
-        return node_add_absent(ctx->devfd, name, type, devnum);
+        return node_add_absent(ctx->devfd, ctx->devdirs, name, type, devnum);
 }
 
 static void step_model(struct event_run *run)
@@ -323,8 +323,8 @@ static int make_node(struct process_ctx *ctx, struct device *d, bool with_link)
         uid_t uid;
         gid_t gid;
         process_node_access(d, &mode, &uid, &gid);
-        int r = (with_link ? node_add : node_update)(ctx->devfd, d->devname, d->devnum_type, d->devnum, mode, uid,
-                                                     gid);
+        int r = (with_link ? node_add : node_update)(ctx->devfd, ctx->devdirs, d->devname, d->devnum_type,
+                                                     d->devnum, mode, uid, gid);
         if (r > 0)
                 log_debug("%s: created %s %c%u:%u mode %04o", d->devpath, d->devname, d->devnum_type,
                           major(d->devnum), minor(d->devnum), (unsigned)mode);
@@ -339,7 +339,8 @@ static int publish_node(struct event_run *run)
         if (action_of(run) != UEVENT_REMOVE)
                 return make_node(run->ctx, d, !run->node_made);
         if (d->devnum_type && d->devname) {
-                int r = node_remove(run->ctx->devfd, d->devname, d->devnum_type, d->devnum);
+                int r = node_remove(run->ctx->devfd, run->ctx->devdirs, d->devname, d->devnum_type,
+                                    d->devnum);
                 if (r < 0)
                         log_warning_errno(r, "%s: could not remove node %s, ignoring: %m", d->devpath, d->devname);
         }
@@ -356,10 +357,12 @@ static int publish_links(struct event_run *run, const char *id)
         if (action_of(run) == UEVENT_REMOVE) {
                 /* the links it had (NULL would mean "search every claim": never needed here) */
                 char *none[] = {NULL};
-                return links_remove_all(run->ctx->devfd, run->ctx->runfd, id, run->old_links ? run->old_links : none);
+                return links_remove_all(run->ctx->devfd, run->ctx->devdirs, run->ctx->runfd, id,
+                                        run->old_links ? run->old_links : none);
         }
-        return links_update(run->ctx->devfd, run->ctx->runfd, id, d->devname, run->old_links,
-                            d->udev ? d->udev->links : NULL, d->udev ? d->udev->link_priority : 0);
+        return links_update(run->ctx->devfd, run->ctx->devdirs, run->ctx->runfd, id, d->devname,
+                            run->old_links, d->udev ? d->udev->links : NULL,
+                            d->udev ? d->udev->link_priority : 0);
 }
 
 /* 0 or -errno; the caller logs. */
@@ -435,8 +438,8 @@ int process_republish(struct process_ctx *ctx, struct device *d)
         if (r < 0 || device_get_id(d, &id) < 0)
                 return r;
         if (ctx->runfd >= 0 && d->devname)
-                r = links_update(ctx->devfd, ctx->runfd, id, d->devname, NULL, d->udev ? d->udev->links : NULL,
-                                 d->udev ? d->udev->link_priority : 0);
+                r = links_update(ctx->devfd, ctx->devdirs, ctx->runfd, id, d->devname, NULL,
+                                 d->udev ? d->udev->links : NULL, d->udev ? d->udev->link_priority : 0);
         if (r >= 0 && ctx->run_root)
                 r = db_update(ctx->run_root, d);
         return r;

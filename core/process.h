@@ -32,12 +32,14 @@ struct monitor;
 struct spawn_manager;
 struct publish_retry;
 struct sd_event;
+struct devdir_cache;
 
 struct process_ctx {
         struct model *model;
         const char *dev_root;
         const char *run_root;     /* database, tags, link claims; NULL: nothing is published */
         int devfd;                /* the /dev root, owned by the caller */
+        struct devdir_cache *devdirs; /* directories below devfd kept open (daemon), or NULL */
         int runfd;                /* the run dir, owned by the caller; -1 when there is none */
         struct rules *rules;      /* compiled rules, or NULL */
         struct builtin_ctx *builtins;

@@ -37,7 +37,7 @@ static int remove_stale_node(int devfd, const char *id)
         if (r < 0)
                 return r;
         struct devdir_parent dir = DEVDIR_PARENT_NULL;
-        r = devdir_open_parent(devfd, link, false, &dir);
+        r = devdir_open_parent(devfd, NULL, link, false, &dir);
         if (r < 0)
                 return r == -ENOENT ? 0 : r;
         r = devdir_readlink(dir.fd, dir.leaf, &target);
@@ -48,7 +48,7 @@ static int remove_stale_node(int devfd, const char *id)
         if (!rel || !devdir_name_valid(rel))
                 return 0;
         /* removes the node only if it still is that devt, and the M:m link with it */
-        return node_remove(devfd, rel, type, devnum);
+        return node_remove(devfd, NULL, rel, type, devnum);
 }
 
 static bool has_node(int devfd, const struct device *d)
@@ -100,7 +100,7 @@ int reconcile(struct model *m, int devfd, int runfd, const char *run_root, bool 
                         stats->stale_nodes++;
                 else if (r < 0)
                         log_warning_errno(r, "Cannot remove the node of gone device %s, ignoring: %m", de->d_name);
-                r = links_remove_all(devfd, runfd, de->d_name, NULL);
+                r = links_remove_all(devfd, NULL, runfd, de->d_name, NULL);
                 if (r < 0)
                         log_warning_errno(r, "Cannot drop the link claims of gone device %s, ignoring: %m",
                                           de->d_name);

@@ -60,7 +60,7 @@ static int apply_one(const char *name, mode_t mode, uid_t uid, gid_t gid, char *
 
         if (!devdir_name_valid(name))
                 return 0;
-        r = devdir_open_parent(a->devfd, name, false, &dir);
+        r = devdir_open_parent(a->devfd, NULL, name, false, &dir);
         if (r < 0)
                 return 0; /* no such node (yet): nothing to do */
         /* an O_PATH handle of the entry itself: a symlink planted there is never followed */

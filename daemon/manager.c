@@ -13,6 +13,7 @@
 #include "builtin.h"
 #include "config.h"
 #include "ctrl.h"
+#include "devdir.h"
 #include "publish-retry.h"
 #include "hashmap.h"
 #include "log.h"
@@ -101,6 +102,7 @@ struct manager {
         const struct devman_config *config;
         char *sysfs_root, *dev_root, *run_root;
         int devfd, runfd;
+        struct devdir_cache devdirs; /* below devfd: block/, disk/by-*, ... kept open */
 
         struct model *model;
         struct rules *rules;
@@ -780,6 +782,7 @@ int manager_new(const struct manager_options *o, struct manager **ret)
                 .dev_root = m->dev_root,
                 .run_root = m->run_root,
                 .devfd = m->devfd,
+                .devdirs = &m->devdirs,
                 .runfd = m->runfd,
                 .rules = m->rules,
                 .builtins = &m->builtins,
@@ -825,6 +828,7 @@ struct manager *manager_free(struct manager *m)
         uevent_listener_free(m->listener);
         model_free(m->model);
         sd_event_unref(m->event);
+        devdir_cache_clear(&m->devdirs);
         if (m->devfd >= 0)
                 close(m->devfd);
         if (m->runfd >= 0)

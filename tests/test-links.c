@@ -100,15 +100,15 @@ static char *owner(const char *link)
 static void test_single(void)
 {
         setup();
-        CHECK_INT(links_update(devfd, runfd, "b8:1", "sda1", NULL, L("disk/by-uuid/X", "disk/by-label/root"),
-                               0),
+        CHECK_INT(links_update(devfd, NULL, runfd, "b8:1", "sda1", NULL,
+                               L("disk/by-uuid/X", "disk/by-label/root"), 0),
                   0);
         CHECK_STR(target_of("disk/by-uuid/X"), "../../sda1");
         CHECK_STR(target_of("disk/by-label/root"), "../../sda1");
         CHECK_STR(owner("disk/by-uuid/X"), "b8:1");
 
         /* Set change: by-label/root dropped, by-id/ata-1 added, by-uuid/X kept. */
-        CHECK_INT(links_update(devfd, runfd, "b8:1", "sda1", L("disk/by-uuid/X", "disk/by-label/root"),
+        CHECK_INT(links_update(devfd, NULL, runfd, "b8:1", "sda1", L("disk/by-uuid/X", "disk/by-label/root"),
                                L("disk/by-uuid/X", "disk/by-id/ata-1"), 0),
                   0);
         CHECK(!exists_at(devfd, "disk/by-label/root"));
@@ -117,13 +117,14 @@ static void test_single(void)
         CHECK_STR(target_of("disk/by-uuid/X"), "../../sda1");
 
         /* Device goes away: all links and their directories, and the claims, are gone. */
-        CHECK_INT(links_remove_all(devfd, runfd, "b8:1", L("disk/by-uuid/X", "disk/by-id/ata-1")), 0);
+        CHECK_INT(links_remove_all(devfd, NULL, runfd, "b8:1", L("disk/by-uuid/X", "disk/by-id/ata-1")), 0);
         CHECK(!exists_at(devfd, "disk"));
         CHECK(dir_is_empty(runfd, "links"));
         CHECK(links_get_owner(runfd, "disk/by-uuid/X", NULL, NULL) == 0);
 
         /* Links next to nodes in deeper directories get the shortest relative target. */
-        CHECK_INT(links_update(devfd, runfd, "c189:1", "bus/usb/001/002", NULL, L("bus/usb/by-port/1"), 0),
+        CHECK_INT(links_update(devfd, NULL, runfd, "c189:1", "bus/usb/001/002", NULL, L("bus/usb/by-port/1"),
+                               0),
                   0);
         CHECK_STR(target_of("bus/usb/by-port/1"), "../001/002");
         teardown();
@@ -132,43 +133,43 @@ static void test_single(void)
 static void test_priority(void)
 {
         setup();
-        CHECK_INT(links_update(devfd, runfd, "b8:1", "sda1", NULL, L("disk/by-label/data"), 0), 0);
+        CHECK_INT(links_update(devfd, NULL, runfd, "b8:1", "sda1", NULL, L("disk/by-label/data"), 0), 0);
         /* A lower priority newcomer does not take it. */
-        CHECK_INT(links_update(devfd, runfd, "b8:17", "sdb1", NULL, L("disk/by-label/data"), -10), 0);
+        CHECK_INT(links_update(devfd, NULL, runfd, "b8:17", "sdb1", NULL, L("disk/by-label/data"), -10), 0);
         CHECK_STR(target_of("disk/by-label/data"), "../../sda1");
         CHECK_STR(owner("disk/by-label/data"), "b8:1");
         /* A higher one does. */
-        CHECK_INT(links_update(devfd, runfd, "b8:33", "sdc1", NULL, L("disk/by-label/data"), 10), 0);
+        CHECK_INT(links_update(devfd, NULL, runfd, "b8:33", "sdc1", NULL, L("disk/by-label/data"), 10), 0);
         CHECK_STR(target_of("disk/by-label/data"), "../../sdc1");
         /* Its owner drops the link from its set: back to the best remaining claim. */
-        CHECK_INT(links_update(devfd, runfd, "b8:33", "sdc1", L("disk/by-label/data"), NULL, 10), 0);
+        CHECK_INT(links_update(devfd, NULL, runfd, "b8:33", "sdc1", L("disk/by-label/data"), NULL, 10), 0);
         CHECK_STR(target_of("disk/by-label/data"), "../../sda1");
         /* Owner removed: the low-priority claim gets it. */
-        CHECK_INT(links_remove_all(devfd, runfd, "b8:1", L("disk/by-label/data")), 0);
+        CHECK_INT(links_remove_all(devfd, NULL, runfd, "b8:1", L("disk/by-label/data")), 0);
         CHECK_STR(target_of("disk/by-label/data"), "../../sdb1");
         /* A priority change of a claim re-ranks it. */
-        CHECK_INT(links_update(devfd, runfd, "b8:1", "sda1", NULL, L("disk/by-label/data"), -20), 0);
+        CHECK_INT(links_update(devfd, NULL, runfd, "b8:1", "sda1", NULL, L("disk/by-label/data"), -20), 0);
         CHECK_STR(target_of("disk/by-label/data"), "../../sdb1");
-        CHECK_INT(links_update(devfd, runfd, "b8:1", "sda1", L("disk/by-label/data"),
+        CHECK_INT(links_update(devfd, NULL, runfd, "b8:1", "sda1", L("disk/by-label/data"),
                                L("disk/by-label/data"), -5),
                   0);
         CHECK_STR(target_of("disk/by-label/data"), "../../sda1");
 
         /* A claimant that does not own the link leaves: the owner keeps it, the claim is gone. */
-        CHECK_INT(links_remove_all(devfd, runfd, "b8:17", L("disk/by-label/data")), 0);
+        CHECK_INT(links_remove_all(devfd, NULL, runfd, "b8:17", L("disk/by-label/data")), 0);
         CHECK_STR(target_of("disk/by-label/data"), "../../sda1");
         CHECK(!exists_at(runfd, "links/disk\\x2fby-label\\x2fdata/b8:17"));
         CHECK(exists_at(runfd, "links/disk\\x2fby-label\\x2fdata/b8:1"));
         /* The link was removed by hand: the last claimant leaving still clears everything. */
         CHECK_INT(unlinkat(devfd, "disk/by-label/data", 0), 0);
-        CHECK_INT(links_remove_all(devfd, runfd, "b8:1", L("disk/by-label/data")), 0);
+        CHECK_INT(links_remove_all(devfd, NULL, runfd, "b8:1", L("disk/by-label/data")), 0);
         CHECK(!exists_at(devfd, "disk/by-label/data"));
         CHECK(dir_is_empty(runfd, "links"));
         /* A link someone pointed elsewhere by hand is not the claimant's to keep: it goes too. */
-        CHECK_INT(links_update(devfd, runfd, "b8:1", "sda1", NULL, L("disk/by-label/data"), 0), 0);
+        CHECK_INT(links_update(devfd, NULL, runfd, "b8:1", "sda1", NULL, L("disk/by-label/data"), 0), 0);
         CHECK_INT(unlinkat(devfd, "disk/by-label/data", 0), 0);
         CHECK_INT(symlinkat("../../other", devfd, "disk/by-label/data"), 0);
-        CHECK_INT(links_remove_all(devfd, runfd, "b8:1", L("disk/by-label/data")), 0);
+        CHECK_INT(links_remove_all(devfd, NULL, runfd, "b8:1", L("disk/by-label/data")), 0);
         CHECK(!exists_at(devfd, "disk/by-label/data"));
         CHECK(dir_is_empty(runfd, "links"));
         teardown();
@@ -177,25 +178,25 @@ static void test_priority(void)
 static void test_ties(void)
 {
         setup();
-        CHECK_INT(links_update(devfd, runfd, "b8:1", "sda1", NULL, L("cdrom"), 0), 0);
-        CHECK_INT(links_update(devfd, runfd, "b8:17", "sdb1", NULL, L("cdrom"), 0), 0);
+        CHECK_INT(links_update(devfd, NULL, runfd, "b8:1", "sda1", NULL, L("cdrom"), 0), 0);
+        CHECK_INT(links_update(devfd, NULL, runfd, "b8:17", "sdb1", NULL, L("cdrom"), 0), 0);
         CHECK_STR(target_of("cdrom"), "sdb1"); /* newest of equals */
-        CHECK_INT(links_update(devfd, runfd, "b11:0", "sr0", NULL, L("cdrom"), 0), 0);
+        CHECK_INT(links_update(devfd, NULL, runfd, "b11:0", "sr0", NULL, L("cdrom"), 0), 0);
         CHECK_STR(target_of("cdrom"), "sr0");
 
         /* Re-asserting an unchanged claim (a change event) does not reorder. */
-        CHECK_INT(links_update(devfd, runfd, "b8:1", "sda1", L("cdrom"), L("cdrom"), 0), 0);
+        CHECK_INT(links_update(devfd, NULL, runfd, "b8:1", "sda1", L("cdrom"), L("cdrom"), 0), 0);
         CHECK_STR(target_of("cdrom"), "sr0");
         /* A changed claim (new devname after a rename) is a new claim, so the newest. */
-        CHECK_INT(links_update(devfd, runfd, "b8:1", "sdx1", L("cdrom"), L("cdrom"), 0), 0);
+        CHECK_INT(links_update(devfd, NULL, runfd, "b8:1", "sdx1", L("cdrom"), L("cdrom"), 0), 0);
         CHECK_STR(target_of("cdrom"), "sdx1");
 
         /* Owner leaves: the next newest. */
-        CHECK_INT(links_remove_all(devfd, runfd, "b8:1", NULL), 0);
+        CHECK_INT(links_remove_all(devfd, NULL, runfd, "b8:1", NULL), 0);
         CHECK_STR(target_of("cdrom"), "sr0");
-        CHECK_INT(links_remove_all(devfd, runfd, "b11:0", NULL), 0);
+        CHECK_INT(links_remove_all(devfd, NULL, runfd, "b11:0", NULL), 0);
         CHECK_STR(target_of("cdrom"), "sdb1");
-        CHECK_INT(links_remove_all(devfd, runfd, "b8:17", NULL), 0);
+        CHECK_INT(links_remove_all(devfd, NULL, runfd, "b8:17", NULL), 0);
         CHECK(!exists_at(devfd, "cdrom"));
         CHECK(dir_is_empty(runfd, "links"));
         teardown();
@@ -204,9 +205,9 @@ static void test_ties(void)
 static void test_restart(void)
 {
         setup();
-        CHECK_INT(links_update(devfd, runfd, "b8:1", "sda1", NULL, L("disk/by-label/x"), 0), 0);
-        CHECK_INT(links_update(devfd, runfd, "b8:17", "sdb1", NULL, L("disk/by-label/x"), 0), 0);
-        CHECK_INT(links_update(devfd, runfd, "b8:33", "sdc1", NULL, L("disk/by-label/x"), -1), 0);
+        CHECK_INT(links_update(devfd, NULL, runfd, "b8:1", "sda1", NULL, L("disk/by-label/x"), 0), 0);
+        CHECK_INT(links_update(devfd, NULL, runfd, "b8:17", "sdb1", NULL, L("disk/by-label/x"), 0), 0);
+        CHECK_INT(links_update(devfd, NULL, runfd, "b8:33", "sdc1", NULL, L("disk/by-label/x"), -1), 0);
         CHECK_STR(target_of("disk/by-label/x"), "../../sdb1");
 
         /* "Restart": nothing in memory survives but the directories. */
@@ -214,12 +215,12 @@ static void test_restart(void)
         open_dirs();
 
         /* The order of equals survived: an unchanged re-claim by the older one keeps sdb1. */
-        CHECK_INT(links_update(devfd, runfd, "b8:1", "sda1", NULL, L("disk/by-label/x"), 0), 0);
+        CHECK_INT(links_update(devfd, NULL, runfd, "b8:1", "sda1", NULL, L("disk/by-label/x"), 0), 0);
         CHECK_STR(target_of("disk/by-label/x"), "../../sdb1");
         /* And the other claims survived: removing owners walks down the ranking. */
-        CHECK_INT(links_remove_all(devfd, runfd, "b8:17", L("disk/by-label/x")), 0);
+        CHECK_INT(links_remove_all(devfd, NULL, runfd, "b8:17", L("disk/by-label/x")), 0);
         CHECK_STR(target_of("disk/by-label/x"), "../../sda1");
-        CHECK_INT(links_remove_all(devfd, runfd, "b8:1", L("disk/by-label/x")), 0);
+        CHECK_INT(links_remove_all(devfd, NULL, runfd, "b8:1", L("disk/by-label/x")), 0);
         CHECK_STR(target_of("disk/by-label/x"), "../../sdc1");
         teardown();
 }
@@ -235,27 +236,27 @@ static void test_never_replaces_node(void)
         else
                 CHECK_INT(mkfifoat(devfd, "sr0", 0660), 0);
 
-        CHECK_INT(links_update(devfd, runfd, "b8:1", "sda1", NULL, L("sr0"), 100), -EEXIST);
+        CHECK_INT(links_update(devfd, NULL, runfd, "b8:1", "sda1", NULL, L("sr0"), 100), -EEXIST);
         CHECK_INT(fstatat(devfd, "sr0", &st, AT_SYMLINK_NOFOLLOW), 0);
         CHECK(!S_ISLNK(st.st_mode));
         if (geteuid() == 0)
                 CHECK_INT(st.st_rdev, makedev(11, 0));
 
         /* Releasing that claim does not remove the node either. */
-        CHECK_INT(links_remove_all(devfd, runfd, "b8:1", L("sr0")), 0);
+        CHECK_INT(links_remove_all(devfd, NULL, runfd, "b8:1", L("sr0")), 0);
         CHECK_INT(fstatat(devfd, "sr0", &st, AT_SYMLINK_NOFOLLOW), 0);
         CHECK(!S_ISLNK(st.st_mode));
 
         /* A directory in the way is not replaced; a regular file neither. */
         CHECK_INT(mkdirat(devfd, "input", 0755), 0);
-        CHECK_INT(links_update(devfd, runfd, "c13:64", "input/event0", NULL, L("input"), 0), -EEXIST);
+        CHECK_INT(links_update(devfd, NULL, runfd, "c13:64", "input/event0", NULL, L("input"), 0), -EEXIST);
         CHECK_INT(fstatat(devfd, "input", &st, AT_SYMLINK_NOFOLLOW), 0);
         CHECK(S_ISDIR(st.st_mode));
 
         /* Other links of the same update are still made. */
-        CHECK_INT(
-                links_update(devfd, runfd, "c13:64", "input/event0", NULL, L("input", "input/by-path/p"), 0),
-                -EEXIST);
+        CHECK_INT(links_update(devfd, NULL, runfd, "c13:64", "input/event0", NULL,
+                               L("input", "input/by-path/p"), 0),
+                  -EEXIST);
         CHECK_STR(target_of("input/by-path/p"), "../event0");
         teardown();
 }
@@ -267,16 +268,16 @@ static void test_hostile(void)
         setup();
         char *outside = test_tmpdir_new("links-outside");
 
-        CHECK_INT(links_update(devfd, runfd, "b8:1", "sda1", NULL, L("../escape"), 0), -EINVAL);
-        CHECK_INT(links_update(devfd, runfd, "b8:1", "sda1", NULL, L("/etc/escape"), 0), -EINVAL);
-        CHECK_INT(links_update(devfd, runfd, "b8:1", "sda1", NULL, L("a/./b"), 0), -EINVAL);
-        CHECK_INT(links_update(devfd, runfd, "b8:1", "../sda1", NULL, L("ok"), 0), -EINVAL);
-        CHECK_INT(links_update(devfd, runfd, "b8:1\nx", "sda1", NULL, L("ok"), 0), -EINVAL);
+        CHECK_INT(links_update(devfd, NULL, runfd, "b8:1", "sda1", NULL, L("../escape"), 0), -EINVAL);
+        CHECK_INT(links_update(devfd, NULL, runfd, "b8:1", "sda1", NULL, L("/etc/escape"), 0), -EINVAL);
+        CHECK_INT(links_update(devfd, NULL, runfd, "b8:1", "sda1", NULL, L("a/./b"), 0), -EINVAL);
+        CHECK_INT(links_update(devfd, NULL, runfd, "b8:1", "../sda1", NULL, L("ok"), 0), -EINVAL);
+        CHECK_INT(links_update(devfd, NULL, runfd, "b8:1\nx", "sda1", NULL, L("ok"), 0), -EINVAL);
         CHECK(!exists_at(devfd, "ok"));
 
         /* A planted symlink as an intermediate directory is not followed. */
         CHECK_INT(symlinkat(outside, devfd, "disk"), 0);
-        int r = links_update(devfd, runfd, "b8:1", "sda1", NULL, L("disk/by-id/x"), 0);
+        int r = links_update(devfd, NULL, runfd, "b8:1", "sda1", NULL, L("disk/by-id/x"), 0);
         CHECK(r == -ENOTDIR || r == -ELOOP);
         char *p;
         CHECK(asprintf(&p, "%s/by-id", outside) > 0);
@@ -284,8 +285,9 @@ static void test_hostile(void)
         free(p);
 
         /* Names with '/', '\' and a leading '.' have distinct claim directories. */
-        CHECK_INT(links_update(devfd, runfd, "b8:2", "sda2", NULL, L("x/a\\b", "x/a/b", ".hidden"), 0), 0);
-        CHECK_INT(links_update(devfd, runfd, "b8:3", "sda3", NULL, L("x/a\\x2fb"), 0), 0);
+        CHECK_INT(links_update(devfd, NULL, runfd, "b8:2", "sda2", NULL, L("x/a\\b", "x/a/b", ".hidden"), 0),
+                  0);
+        CHECK_INT(links_update(devfd, NULL, runfd, "b8:3", "sda3", NULL, L("x/a\\x2fb"), 0), 0);
         CHECK_STR(target_of("x/a\\b"), "../sda2");
         CHECK_STR(target_of("x/a/b"), "../../sda2");
         CHECK_STR(target_of(".hidden"), "sda2");
@@ -296,10 +298,12 @@ static void test_hostile(void)
         /* Long names (escaped form beyond NAME_MAX) work and are found by the scans. */
         char longlink[300];
         snprintf(longlink, sizeof(longlink), "disk2/by-id/%0240d", 7);
-        CHECK_INT(links_update(devfd, runfd, "+scsi:0:0:0:0/with/slashes", "sdz", NULL, L(longlink), 0), 0);
+        CHECK_INT(
+                links_update(devfd, NULL, runfd, "+scsi:0:0:0:0/with/slashes", "sdz", NULL, L(longlink), 0),
+                0);
         CHECK_STR(target_of(longlink), "../../sdz");
         CHECK_STR(owner(longlink), "+scsi:0:0:0:0/with/slashes");
-        CHECK_INT(links_remove_all(devfd, runfd, "+scsi:0:0:0:0/with/slashes", NULL), 0);
+        CHECK_INT(links_remove_all(devfd, NULL, runfd, "+scsi:0:0:0:0/with/slashes", NULL), 0);
         CHECK(!exists_at(devfd, longlink));
         CHECK(!exists_at(devfd, "disk2"));
 
@@ -318,10 +322,10 @@ static bool live_set(const char *id, void *userdata)
 static void test_gc(void)
 {
         setup();
-        CHECK_INT(links_update(devfd, runfd, "b8:1", "sda1", NULL, L("disk/by-label/x"), 1), 0);
-        CHECK_INT(links_update(devfd, runfd, "b8:17", "sdb1", NULL, L("disk/by-label/x"), 0), 0);
-        CHECK_INT(links_update(devfd, runfd, "b8:33", "sdc1", NULL, L("disk/by-label/y"), 0), 0);
-        CHECK_INT(links_update(devfd, runfd, "b8:49", "sdd1", NULL, L("disk/by-label/z"), 0), 0);
+        CHECK_INT(links_update(devfd, NULL, runfd, "b8:1", "sda1", NULL, L("disk/by-label/x"), 1), 0);
+        CHECK_INT(links_update(devfd, NULL, runfd, "b8:17", "sdb1", NULL, L("disk/by-label/x"), 0), 0);
+        CHECK_INT(links_update(devfd, NULL, runfd, "b8:33", "sdc1", NULL, L("disk/by-label/y"), 0), 0);
+        CHECK_INT(links_update(devfd, NULL, runfd, "b8:49", "sdd1", NULL, L("disk/by-label/z"), 0), 0);
         CHECK_STR(target_of("disk/by-label/x"), "../../sda1");
 
         /* Damage as a crash might leave it: z's /dev link is missing, a stray link w with an empty
@@ -356,5 +360,45 @@ static void test_gc(void)
         teardown();
 }
 
+/* The same moves with the daemon's cache of directories: links still land in the live
+ * directories, whether devman pruned them or someone else removed them in between. */
+static void test_cached_dirs(void)
+{
+        struct devdir_cache cache = {0};
+
+        setup();
+        CHECK_INT(links_update(devfd, &cache, runfd, "b8:1", "sda1", NULL,
+                               L("disk/by-uuid/X", "disk/by-label/root"), 0),
+                  0);
+        CHECK_INT(links_update(devfd, &cache, runfd, "b8:2", "sda2", NULL, L("disk/by-uuid/Y"), 0), 0);
+        CHECK_STR(target_of("disk/by-uuid/Y"), "../../sda2");
+
+        /* pruned by devman: by-label/ goes, then comes back */
+        CHECK_INT(links_update(devfd, &cache, runfd, "b8:1", "sda1",
+                               L("disk/by-uuid/X", "disk/by-label/root"), L("disk/by-uuid/X"), 0),
+                  0);
+        CHECK(!exists_at(devfd, "disk/by-label"));
+        CHECK_INT(links_update(devfd, &cache, runfd, "b8:2", "sda2", L("disk/by-uuid/Y"),
+                               L("disk/by-uuid/Y", "disk/by-label/data"), 0),
+                  0);
+        CHECK_STR(target_of("disk/by-label/data"), "../../sda2");
+
+        /* removed by someone else: made again */
+        CHECK_INT(unlinkat(devfd, "disk/by-uuid/X", 0), 0);
+        CHECK_INT(unlinkat(devfd, "disk/by-uuid/Y", 0), 0);
+        CHECK_INT(unlinkat(devfd, "disk/by-uuid", AT_REMOVEDIR), 0);
+        CHECK_INT(links_update(devfd, &cache, runfd, "b8:3", "sda3", NULL, L("disk/by-uuid/Z"), 0), 0);
+        CHECK_STR(target_of("disk/by-uuid/Z"), "../../sda3");
+
+        CHECK_INT(links_remove_all(devfd, &cache, runfd, "b8:2", L("disk/by-uuid/Y", "disk/by-label/data")),
+                  0);
+        CHECK(!exists_at(devfd, "disk/by-label"));
+        CHECK_INT(links_remove_all(devfd, &cache, runfd, "b8:3", L("disk/by-uuid/Z")), 0);
+        CHECK_INT(links_remove_all(devfd, &cache, runfd, "b8:1", L("disk/by-uuid/X")), 0);
+        CHECK(!exists_at(devfd, "disk"));
+        devdir_cache_clear(&cache);
+        teardown();
+}
+
 TEST_MAIN(TEST(test_single), TEST(test_priority), TEST(test_ties), TEST(test_restart),
-          TEST(test_never_replaces_node), TEST(test_hostile), TEST(test_gc))
+          TEST(test_never_replaces_node), TEST(test_hostile), TEST(test_gc), TEST(test_cached_dirs))

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Device nodes in a private directory standing in for /dev (mknod needs root: the suite runs
  * as root; without it the node cases report a failed requirement instead of passing). */
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -123,7 +124,8 @@ static void test_add_basic(void)
         setup();
         mode_t old_umask = umask(0); /* modes must be explicit, whatever the umask */
 
-        CHECK_INT(node_add(devfd, "null", 'c', makedev(1, 3), 0666, NODE_UID_UNSET, NODE_GID_UNSET), 1);
+        CHECK_INT(node_add(devfd, NULL, "null", 'c', makedev(1, 3), 0666, NODE_UID_UNSET, NODE_GID_UNSET),
+                  1);
         CHECK(lstat_at("null", &st));
         CHECK(S_ISCHR(st.st_mode));
         CHECK_INT(st.st_rdev, makedev(1, 3));
@@ -134,8 +136,8 @@ static void test_add_basic(void)
 
         /* Defaults: 0600 root:root. Nested names get 0755 directories. */
         umask(0077);
-        CHECK_INT(node_add(devfd, "bus/usb/001/002", 'c', makedev(189, 1), NODE_MODE_UNSET, NODE_UID_UNSET,
-                           NODE_GID_UNSET),
+        CHECK_INT(node_add(devfd, NULL, "bus/usb/001/002", 'c', makedev(189, 1), NODE_MODE_UNSET,
+                           NODE_UID_UNSET, NODE_GID_UNSET),
                   1);
         CHECK(lstat_at("bus/usb/001/002", &st));
         CHECK(S_ISCHR(st.st_mode));
@@ -150,7 +152,7 @@ static void test_add_basic(void)
         CHECK_INT(st.st_mode & 07777, 0755);
 
         /* Block nodes with an owner. */
-        CHECK_INT(node_add(devfd, "loop7", 'b', makedev(7, 7), 0660, 0, 6), 1);
+        CHECK_INT(node_add(devfd, NULL, "loop7", 'b', makedev(7, 7), 0660, 0, 6), 1);
         CHECK(lstat_at("loop7", &st));
         CHECK(S_ISBLK(st.st_mode));
         CHECK_INT(st.st_rdev, makedev(7, 7));
@@ -184,35 +186,35 @@ static void test_add_absent(void)
         mode_t old_umask = umask(022); /* devmand's */
 
         /* Nothing there: the node (0600 root) and its M:m link, parents made. */
-        CHECK_INT(node_add_absent(devfd, "input/event3", 'c', makedev(13, 67)), 1);
+        CHECK_INT(node_add_absent(devfd, NULL, "input/event3", 'c', makedev(13, 67)), 1);
         CHECK(lstat_at("input/event3", &st));
         CHECK(S_ISCHR(st.st_mode));
         CHECK_INT(st.st_rdev, makedev(13, 67));
         CHECK_INT(st.st_mode & 07777, 0600);
         CHECK_INT(st.st_uid, 0);
         CHECK_STR(link_target("char/13:67"), "../input/event3");
-        CHECK_INT(node_add_absent(devfd, "loop9", 'b', makedev(7, 9)), 1);
+        CHECK_INT(node_add_absent(devfd, NULL, "loop9", 'b', makedev(7, 9)), 1);
         CHECK_STR(link_target("block/7:9"), "../loop9");
 
         /* Something has the name (a node with other permissions, a file): left alone. */
         CHECK_INT(fchmodat(devfd, "loop9", 0660, 0), 0);
-        CHECK_INT(node_add_absent(devfd, "loop9", 'b', makedev(7, 9)), 0);
+        CHECK_INT(node_add_absent(devfd, NULL, "loop9", 'b', makedev(7, 9)), 0);
         CHECK(lstat_at("loop9", &st));
         CHECK_INT(st.st_mode & 07777, 0660);
         int fd = openat(devfd, "ttyX", O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
         CHECK(fd >= 0);
         if (fd >= 0)
                 close(fd);
-        CHECK_INT(node_add_absent(devfd, "ttyX", 'c', makedev(4, 70)), 0);
+        CHECK_INT(node_add_absent(devfd, NULL, "ttyX", 'c', makedev(4, 70)), 0);
         CHECK(lstat_at("ttyX", &st));
         CHECK(S_ISREG(st.st_mode));
 
         /* Never through a symlink in the path, never with a bad name or type. */
         CHECK_INT(symlinkat("/tmp", devfd, "evil"), 0);
-        int r = node_add_absent(devfd, "evil/sda", 'b', makedev(8, 0));
+        int r = node_add_absent(devfd, NULL, "evil/sda", 'b', makedev(8, 0));
         CHECK(r == -ELOOP || r == -ENOTDIR);
-        CHECK_INT(node_add_absent(devfd, "../sda", 'b', makedev(8, 0)), -EINVAL);
-        CHECK_INT(node_add_absent(devfd, "sda", 'x', makedev(8, 0)), -EINVAL);
+        CHECK_INT(node_add_absent(devfd, NULL, "../sda", 'b', makedev(8, 0)), -EINVAL);
+        CHECK_INT(node_add_absent(devfd, NULL, "sda", 'x', makedev(8, 0)), -EINVAL);
 
         umask(old_umask);
         teardown();
@@ -228,16 +230,16 @@ static void test_add_existing(void)
         }
         setup();
 
-        CHECK_INT(node_add(devfd, "zero", 'c', makedev(1, 5), 0600, 0, 0), 1);
+        CHECK_INT(node_add(devfd, NULL, "zero", 'c', makedev(1, 5), 0600, 0, 0), 1);
         CHECK(lstat_at("zero", &st));
 
         /* Same node, same permissions: nothing happens (same inode). */
-        CHECK_INT(node_add(devfd, "zero", 'c', makedev(1, 5), 0600, 0, 0), 0);
+        CHECK_INT(node_add(devfd, NULL, "zero", 'c', makedev(1, 5), 0600, 0, 0), 0);
         CHECK(lstat_at("zero", &st2));
         CHECK_INT(st2.st_ino, st.st_ino);
 
         /* Same node, new permissions: the inode is kept and re-permissioned. */
-        CHECK_INT(node_add(devfd, "zero", 'c', makedev(1, 5), 0640, 12, 34), 0);
+        CHECK_INT(node_add(devfd, NULL, "zero", 'c', makedev(1, 5), 0640, 12, 34), 0);
         CHECK(lstat_at("zero", &st2));
         CHECK_INT(st2.st_ino, st.st_ino);
         CHECK_INT(st2.st_mode & 07777, 0640);
@@ -245,7 +247,7 @@ static void test_add_existing(void)
         CHECK_INT(st2.st_gid, 34);
 
         /* Wrong devnum: replaced by a new inode. */
-        CHECK_INT(node_add(devfd, "zero", 'c', makedev(1, 7), 0640, 12, 34), 1);
+        CHECK_INT(node_add(devfd, NULL, "zero", 'c', makedev(1, 7), 0640, 12, 34), 1);
         CHECK(lstat_at("zero", &st2));
         CHECK(st2.st_ino != st.st_ino);
         CHECK_INT(st2.st_rdev, makedev(1, 7));
@@ -253,7 +255,7 @@ static void test_add_existing(void)
         CHECK_STR(link_target("char/1:7"), "../zero");
 
         /* Wrong type. */
-        CHECK_INT(node_add(devfd, "zero", 'b', makedev(1, 7), 0600, 0, 0), 1);
+        CHECK_INT(node_add(devfd, NULL, "zero", 'b', makedev(1, 7), 0600, 0, 0), 1);
         CHECK(lstat_at("zero", &st2));
         CHECK(S_ISBLK(st2.st_mode));
         CHECK_INT(st2.st_rdev, makedev(1, 7));
@@ -262,7 +264,7 @@ static void test_add_existing(void)
         int fd = openat(devfd, "random", O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
         CHECK(fd >= 0);
         close(fd);
-        CHECK_INT(node_add(devfd, "random", 'c', makedev(1, 8), 0666, 0, 0), 1);
+        CHECK_INT(node_add(devfd, NULL, "random", 'c', makedev(1, 8), 0666, 0, 0), 1);
         CHECK(lstat_at("random", &st2));
         CHECK(S_ISCHR(st2.st_mode));
         CHECK_INT(st2.st_rdev, makedev(1, 8));
@@ -274,7 +276,7 @@ static void test_add_existing(void)
         CHECK(fd >= 0);
         close(fd);
         CHECK_INT(symlinkat(outside, devfd, "urandom"), 0);
-        CHECK_INT(node_add(devfd, "urandom", 'c', makedev(1, 9), 0666, 0, 0), 1);
+        CHECK_INT(node_add(devfd, NULL, "urandom", 'c', makedev(1, 9), 0666, 0, 0), 1);
         CHECK(lstat_at("urandom", &st2));
         CHECK(S_ISCHR(st2.st_mode));
         CHECK_INT(stat(outside, &st2), 0);
@@ -284,25 +286,25 @@ static void test_add_existing(void)
 
         /* A directory in the way is not removed. */
         CHECK_INT(mkdirat(devfd, "full", 0755), 0);
-        CHECK_INT(node_add(devfd, "full", 'c', makedev(1, 7), 0666, 0, 0), -EISDIR);
+        CHECK_INT(node_add(devfd, NULL, "full", 'c', makedev(1, 7), 0666, 0, 0), -EISDIR);
         CHECK(lstat_at("full", &st2));
         CHECK(S_ISDIR(st2.st_mode));
 
         /* An existing directory keeps the mode its owner gave it. */
         CHECK_INT(mkdirat(devfd, "snd", 0700), 0);
         CHECK_INT(fchmodat(devfd, "snd", 0710, 0), 0);
-        CHECK_INT(node_add(devfd, "snd/seq", 'c', makedev(116, 1), 0660, 0, 0), 1);
+        CHECK_INT(node_add(devfd, NULL, "snd/seq", 'c', makedev(116, 1), 0660, 0, 0), 1);
         CHECK(lstat_at("snd", &st2));
         CHECK_INT(st2.st_mode & 07777, 0710);
 
         /* A stale char/M:m symlink is repointed; a real file there is not replaced. */
         CHECK_INT(symlinkat("../old", devfd, "char/4:1"), 0);
-        CHECK_INT(node_add(devfd, "tty1", 'c', makedev(4, 1), 0620, 0, 5), 1);
+        CHECK_INT(node_add(devfd, NULL, "tty1", 'c', makedev(4, 1), 0620, 0, 5), 1);
         CHECK_STR(link_target("char/4:1"), "../tty1");
         fd = openat(devfd, "char/4:2", O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
         CHECK(fd >= 0);
         close(fd);
-        CHECK_INT(node_add(devfd, "tty2", 'c', makedev(4, 2), 0620, 0, 5), -EEXIST);
+        CHECK_INT(node_add(devfd, NULL, "tty2", 'c', makedev(4, 2), 0620, 0, 5), -EEXIST);
         CHECK(lstat_at("tty2", &st2)); /* the node itself is there */
         CHECK(S_ISCHR(st2.st_mode));
 
@@ -328,7 +330,7 @@ static void test_no_follow(void)
 
         /* An intermediate directory replaced by a symlink to a directory outside the root. */
         CHECK_INT(symlinkat(outside, devfd, "input"), 0);
-        CHECK(refused(node_add(devfd, "input/event0", 'c', makedev(13, 64), 0660, 0, 0)));
+        CHECK(refused(node_add(devfd, NULL, "input/event0", 'c', makedev(13, 64), 0660, 0, 0)));
         _cleanup_free_ char *escaped = NULL;
         CHECK(asprintf(&escaped, "%s/event0", outside) > 0);
         CHECK(lstat(escaped, &st) < 0 && errno == ENOENT);
@@ -336,7 +338,7 @@ static void test_no_follow(void)
         /* Deeper: a/b where b is the symlink. */
         CHECK_INT(mkdirat(devfd, "snd", 0755), 0);
         CHECK_INT(symlinkat(outside, devfd, "snd/by-path"), 0);
-        CHECK(refused(node_add(devfd, "snd/by-path/controlC0", 'c', makedev(116, 0), 0660, 0, 0)));
+        CHECK(refused(node_add(devfd, NULL, "snd/by-path/controlC0", 'c', makedev(116, 0), 0660, 0, 0)));
         free(escaped);
         escaped = NULL;
         CHECK(asprintf(&escaped, "%s/controlC0", outside) > 0);
@@ -346,16 +348,16 @@ static void test_no_follow(void)
         int fd = openat(devfd, "dri", O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
         CHECK(fd >= 0);
         close(fd);
-        CHECK_INT(node_add(devfd, "dri/card0", 'c', makedev(226, 0), 0660, 0, 0), -ENOTDIR);
+        CHECK_INT(node_add(devfd, NULL, "dri/card0", 'c', makedev(226, 0), 0660, 0, 0), -ENOTDIR);
 
         /* Removal through a planted symlink does not touch the outside either. */
         CHECK_INT(mknod(escaped, S_IFCHR | 0600, makedev(116, 0)), 0);
-        CHECK(refused(node_remove(devfd, "snd/by-path/controlC0", 'c', makedev(116, 0))));
+        CHECK(refused(node_remove(devfd, NULL, "snd/by-path/controlC0", 'c', makedev(116, 0))));
         CHECK_INT(lstat(escaped, &st), 0);
 
         /* The outside directory survives pruning attempts. */
-        CHECK_INT(node_add(devfd, "snd/x/y", 'c', makedev(116, 1), 0660, 0, 0), 1);
-        CHECK_INT(node_remove(devfd, "snd/x/y", 'c', makedev(116, 1)), 1);
+        CHECK_INT(node_add(devfd, NULL, "snd/x/y", 'c', makedev(116, 1), 0660, 0, 0), 1);
+        CHECK_INT(node_remove(devfd, NULL, "snd/x/y", 'c', makedev(116, 1)), 1);
         CHECK_INT(lstat(outside, &st), 0);
         CHECK(lstat_at("snd/by-path", &st) && S_ISLNK(st.st_mode));
 
@@ -373,43 +375,43 @@ static void test_remove(void)
         }
         setup();
 
-        CHECK_INT(node_add(devfd, "bus/usb/001/002", 'c', makedev(189, 1), 0664, 0, 0), 1);
-        CHECK_INT(node_add(devfd, "bus/usb/001/003", 'c', makedev(189, 2), 0664, 0, 0), 1);
+        CHECK_INT(node_add(devfd, NULL, "bus/usb/001/002", 'c', makedev(189, 1), 0664, 0, 0), 1);
+        CHECK_INT(node_add(devfd, NULL, "bus/usb/001/003", 'c', makedev(189, 2), 0664, 0, 0), 1);
 
         /* Wrong devnum or type: left alone. */
-        CHECK_INT(node_remove(devfd, "bus/usb/001/002", 'c', makedev(189, 9)), 0);
-        CHECK_INT(node_remove(devfd, "bus/usb/001/002", 'b', makedev(189, 1)), 0);
+        CHECK_INT(node_remove(devfd, NULL, "bus/usb/001/002", 'c', makedev(189, 9)), 0);
+        CHECK_INT(node_remove(devfd, NULL, "bus/usb/001/002", 'b', makedev(189, 1)), 0);
         CHECK(exists("bus/usb/001/002"));
         CHECK_STR(link_target("char/189:1"), "../bus/usb/001/002");
 
-        CHECK_INT(node_remove(devfd, "bus/usb/001/002", 'c', makedev(189, 1)), 1);
+        CHECK_INT(node_remove(devfd, NULL, "bus/usb/001/002", 'c', makedev(189, 1)), 1);
         CHECK(!exists("bus/usb/001/002"));
         CHECK(!exists("char/189:1"));
         CHECK(exists("bus/usb/001/003")); /* sibling and its directories stay */
         CHECK(exists("char/189:2"));
 
-        CHECK_INT(node_remove(devfd, "bus/usb/001/003", 'c', makedev(189, 2)), 1);
+        CHECK_INT(node_remove(devfd, NULL, "bus/usb/001/003", 'c', makedev(189, 2)), 1);
         CHECK(!exists("bus/usb/001"));
         CHECK(!exists("bus/usb"));
         CHECK(!exists("bus"));
         CHECK(lstat_at(".", &st)); /* the root itself stays */
 
         /* Absent: nothing to do. */
-        CHECK_INT(node_remove(devfd, "bus/usb/001/003", 'c', makedev(189, 2)), 0);
+        CHECK_INT(node_remove(devfd, NULL, "bus/usb/001/003", 'c', makedev(189, 2)), 0);
 
         /* A char/M:m link that now points to another node is kept. */
-        CHECK_INT(node_add(devfd, "ttyS0", 'c', makedev(4, 64), 0660, 0, 0), 1);
+        CHECK_INT(node_add(devfd, NULL, "ttyS0", 'c', makedev(4, 64), 0660, 0, 0), 1);
         CHECK_INT(unlinkat(devfd, "char/4:64", 0), 0);
         CHECK_INT(symlinkat("../ttyS9", devfd, "char/4:64"), 0);
-        CHECK_INT(node_remove(devfd, "ttyS0", 'c', makedev(4, 64)), 1);
+        CHECK_INT(node_remove(devfd, NULL, "ttyS0", 'c', makedev(4, 64)), 1);
         CHECK_STR(link_target("char/4:64"), "../ttyS9");
 
         /* A directory with foreign content is not pruned. */
-        CHECK_INT(node_add(devfd, "dri/card0", 'c', makedev(226, 0), 0660, 0, 0), 1);
+        CHECK_INT(node_add(devfd, NULL, "dri/card0", 'c', makedev(226, 0), 0660, 0, 0), 1);
         int fd = openat(devfd, "dri/foreign", O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
         CHECK(fd >= 0);
         close(fd);
-        CHECK_INT(node_remove(devfd, "dri/card0", 'c', makedev(226, 0)), 1);
+        CHECK_INT(node_remove(devfd, NULL, "dri/card0", 'c', makedev(226, 0)), 1);
         CHECK(exists("dri/foreign"));
 
         teardown();
@@ -424,11 +426,11 @@ static void test_hostile_names(void)
 
         setup();
         for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
-                CHECK_INT(node_add(devfd, bad[i], 'c', makedev(1, 3), 0666, 0, 0), -EINVAL);
-                CHECK_INT(node_remove(devfd, bad[i], 'c', makedev(1, 3)), -EINVAL);
+                CHECK_INT(node_add(devfd, NULL, bad[i], 'c', makedev(1, 3), 0666, 0, 0), -EINVAL);
+                CHECK_INT(node_remove(devfd, NULL, bad[i], 'c', makedev(1, 3)), -EINVAL);
         }
-        CHECK_INT(node_add(devfd, "ok", 'x', makedev(1, 3), 0666, 0, 0), -EINVAL);
-        CHECK_INT(node_add(devfd, NULL, 'c', makedev(1, 3), 0666, 0, 0), -EINVAL);
+        CHECK_INT(node_add(devfd, NULL, "ok", 'x', makedev(1, 3), 0666, 0, 0), -EINVAL);
+        CHECK_INT(node_add(devfd, NULL, NULL, 'c', makedev(1, 3), 0666, 0, 0), -EINVAL);
 
         /* Nothing at all was created, and nothing next to the root. */
         DIR *d = opendir(root);
@@ -469,7 +471,7 @@ static void test_random_names(void)
                 name[len] = 0;
                 names[i] = strdup(name);
 
-                int r = node_add(devfd, name, 'c', makedev(1, 3), 0600, 0, 0);
+                int r = node_add(devfd, NULL, name, 'c', makedev(1, 3), 0600, 0, 0);
                 if (!devdir_name_valid(name)) {
                         CHECK_INT(r, -EINVAL);
                         n_invalid++;
@@ -483,7 +485,7 @@ static void test_random_names(void)
         CHECK(n_invalid > 50);
 
         for (int i = 0; i < 400; i++) {
-                int r = node_remove(devfd, names[i], 'c', makedev(1, 3));
+                int r = node_remove(devfd, NULL, names[i], 'c', makedev(1, 3));
                 CHECK(devdir_name_valid(names[i]) ? r >= 0 || r == -ENOTDIR : r == -EINVAL);
                 free(names[i]);
         }
@@ -509,6 +511,136 @@ static void test_random_names(void)
         teardown();
 }
 
+static int count_fds(void)
+{
+        int n = 0;
+        DIR *d = opendir("/proc/self/fd");
+        struct dirent *de;
+        while (d && (de = readdir(d)))
+                n += de->d_name[0] != '.';
+        if (d)
+                closedir(d);
+        return n - 1; /* the listing's own fd */
+}
+
+/* A cache keeps the directories of names open between calls; whatever happens to them
+ * meanwhile, names land in the live directory of that name. */
+static void test_cache(void)
+{
+        struct devdir_cache cache = {0};
+        struct stat st;
+
+        if (geteuid() != 0) {
+                CHECK(!"node tests need root (CAP_MKNOD)");
+                return;
+        }
+        setup();
+        int fds0 = count_fds();
+        CHECK_INT(node_add(devfd, &cache, "input/event3", 'c', makedev(13, 67), 0660, 0, 0), 1);
+        CHECK_INT(count_fds(), fds0 + 2); /* input/ and char/ stay open */
+        CHECK_INT(node_add(devfd, &cache, "input/event4", 'c', makedev(13, 68), 0660, 0, 0), 1);
+        CHECK_INT(count_fds(), fds0 + 2); /* and are used again */
+        CHECK(lstat_at("input/event4", &st) && S_ISCHR(st.st_mode));
+        CHECK_STR(link_target("char/13:68"), "../input/event4");
+
+        /* removed behind the cache's back: made again, and used */
+        CHECK_INT(unlinkat(devfd, "input/event3", 0), 0);
+        CHECK_INT(unlinkat(devfd, "input/event4", 0), 0);
+        CHECK_INT(unlinkat(devfd, "input", AT_REMOVEDIR), 0);
+        CHECK_INT(unlinkat(devfd, "char/13:67", 0), 0);
+        CHECK_INT(unlinkat(devfd, "char/13:68", 0), 0);
+        CHECK_INT(unlinkat(devfd, "char", AT_REMOVEDIR), 0);
+        CHECK_INT(node_add(devfd, &cache, "input/event5", 'c', makedev(13, 69), 0660, 0, 0), 1);
+        CHECK(lstat_at("input/event5", &st) && S_ISCHR(st.st_mode));
+        CHECK_STR(link_target("char/13:69"), "../input/event5");
+        CHECK_INT(count_fds(), fds0 + 2); /* the stale ones were closed */
+        CHECK_INT(unlinkat(devfd, "char/13:69", 0), 0);
+        CHECK_INT(unlinkat(devfd, "char", AT_REMOVEDIR), 0);
+        CHECK_INT(node_add_absent(devfd, &cache, "input/event6", 'c', makedev(13, 70)), 1);
+        CHECK_STR(link_target("char/13:70"), "../input/event6");
+        CHECK_INT(node_remove(devfd, &cache, "input/event6", 'c', makedev(13, 70)), 1);
+        CHECK_INT(count_fds(), fds0 + 2);
+
+        /* devman's own pruning drops the directory from the cache */
+        CHECK_INT(node_remove(devfd, &cache, "input/event5", 'c', makedev(13, 69)), 1);
+        CHECK(!exists("input"));
+        CHECK_INT(count_fds(), fds0 + 1); /* char/ only */
+
+        /* more directories than slots: the oldest give way, nothing breaks */
+        for (int i = 0; i < 2 * DEVDIR_CACHE_SLOTS; i++) {
+                char name[32];
+                snprintf(name, sizeof(name), "d%d/x", i);
+                CHECK_INT(node_add(devfd, &cache, name, 'c', makedev(1, 3), 0600, 0, 0), 1);
+                CHECK(exists(name));
+        }
+        CHECK_INT(count_fds(), fds0 + DEVDIR_CACHE_SLOTS);
+        devdir_cache_clear(&cache);
+        CHECK_INT(count_fds(), fds0);
+        teardown();
+}
+
+/* A directory borrowed from the cache stays open while it is used, however many others are
+ * opened through the same cache meanwhile (node_add() opens char/ while it holds the node's
+ * directory). */
+static void test_cache_pinned(void)
+{
+        struct devdir_cache cache = {0};
+        _cleanup_(devdir_parent_done) struct devdir_parent held = DEVDIR_PARENT_NULL;
+        struct stat st, held_st;
+
+        setup();
+        CHECK_INT(devdir_open_parent(devfd, &cache, "p/leaf", true, &held), 0);
+        CHECK(!held.owned);
+        for (int i = 0; i < 2 * DEVDIR_CACHE_SLOTS; i++) {
+                _cleanup_(devdir_parent_done) struct devdir_parent other = DEVDIR_PARENT_NULL;
+                char name[32];
+                snprintf(name, sizeof(name), "q%d/leaf", i);
+                CHECK_INT(devdir_open_parent(devfd, &cache, name, true, &other), 0);
+        }
+        /* every other slot held too: the next directory is opened outside the cache */
+        struct devdir_parent many[DEVDIR_CACHE_SLOTS];
+        for (int i = 0; i < DEVDIR_CACHE_SLOTS; i++) {
+                char name[32];
+                snprintf(name, sizeof(name), "r%d/leaf", i);
+                many[i] = DEVDIR_PARENT_NULL;
+                CHECK_INT(devdir_open_parent(devfd, &cache, name, true, &many[i]), 0);
+                CHECK(many[i].owned == (i == DEVDIR_CACHE_SLOTS - 1));
+        }
+        CHECK(fstat(held.fd, &held_st) == 0 && lstat_at("p", &st));
+        CHECK(held_st.st_ino == st.st_ino);
+        CHECK_INT(mkdirat(held.fd, held.leaf, 0755), 0);
+        CHECK(lstat_at("p/leaf", &st) && S_ISDIR(st.st_mode));
+        for (int i = 0; i < DEVDIR_CACHE_SLOTS; i++)
+                devdir_parent_done(&many[i]);
+
+        /* removed by someone else while held: a second user reopens it beside the first */
+        CHECK_INT(unlinkat(devfd, "p/leaf", AT_REMOVEDIR), 0);
+        CHECK_INT(unlinkat(devfd, "p", AT_REMOVEDIR), 0);
+        _cleanup_(devdir_parent_done) struct devdir_parent second = DEVDIR_PARENT_NULL;
+        CHECK_INT(devdir_open_parent(devfd, &cache, "p/other", true, &second), 0);
+        CHECK(second.fd == held.fd);
+        CHECK(mkdirat(second.fd, second.leaf, 0755) < 0 && errno == ENOENT);
+        CHECK_INT(devdir_parent_reopen(devfd, &cache, "p/other", &second), 1);
+        CHECK(second.owned && second.fd != held.fd);
+        CHECK_INT(mkdirat(second.fd, second.leaf, 0755), 0);
+        CHECK(lstat_at("p/other", &st) && S_ISDIR(st.st_mode));
+        devdir_parent_done(&second);
+        devdir_parent_done(&held);
+        /* the stale slot, no longer held, gives way on the next failure */
+        CHECK_INT(devdir_open_parent(devfd, &cache, "p/third", true, &second), 0);
+        if (mkdirat(second.fd, second.leaf, 0755) < 0) {
+                CHECK_INT(errno, ENOENT);
+                CHECK_INT(devdir_parent_reopen(devfd, &cache, "p/third", &second), 1);
+                CHECK(!second.owned && second.pinned);
+                CHECK_INT(mkdirat(second.fd, second.leaf, 0755), 0);
+        }
+        CHECK(lstat_at("p/third", &st) && S_ISDIR(st.st_mode));
+        CHECK_INT(devdir_parent_reopen(devfd, NULL, "p/x", &(struct devdir_parent){.fd = devfd}), 0);
+        devdir_parent_done(&second);
+        devdir_cache_clear(&cache);
+        teardown();
+}
+
 TEST_MAIN(TEST(test_name_valid), TEST(test_relative_target), TEST(test_add_basic), TEST(test_add_absent),
-          TEST(test_add_existing),
-          TEST(test_no_follow), TEST(test_remove), TEST(test_hostile_names), TEST(test_random_names))
+          TEST(test_add_existing), TEST(test_no_follow), TEST(test_remove), TEST(test_hostile_names),
+          TEST(test_random_names), TEST(test_cache), TEST(test_cache_pinned))
