@@ -80,6 +80,7 @@ void devdir_prune_parents(int devfd, struct devdir_cache *cache, const char *nam
 /* A name for a temporary entry in the same directory, "<prefix>.#devman.<random hex>",
  * to be renamed over the final name. Writes into buf (at least DEVDIR_TMP_SIZE bytes). */
 #define DEVDIR_TMP_SIZE 40
+#define DEVDIR_TMP_PREFIX ".#devman."
 int devdir_tmp_name(char buf[static DEVDIR_TMP_SIZE]);
 
 /* Creates or replaces the symlink `leaf` in dirfd pointing to target, atomically (a temporary

@@ -141,6 +141,8 @@ static void claims_root_close(struct claims_root *cr)
         cr->fd = -1;
 }
 
+static int single_to_dir(int root, const char *esc);
+
 /* Opens <escaped link> in the claims root (<run>/links, an fd, or its -errno when it could not
  * be opened); -ENOENT when absent and not create. *ret_created (may be NULL) tells whether it
  * was made now, i.e. is empty. */
@@ -157,6 +159,13 @@ static int claims_dir_open(int root, const char *link, bool create, bool *ret_cr
         if (ret_created)
                 *ret_created = false;
         fd = openat(root, esc, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0 && create && (errno == ENOTDIR || errno == ELOOP)) {
+                /* the link's only claim: a directory is made of it for the next */
+                r = single_to_dir(root, esc);
+                if (r < 0)
+                        return r;
+                fd = openat(root, esc, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        }
         if (fd >= 0 || errno != ENOENT || !create)
                 return fd >= 0 ? fd : -errno;
         bool made = mkdirat(root, esc, 0755) >= 0;
@@ -223,6 +232,122 @@ static int claim_read(int dirfd, const char *entry, struct claim *ret)
         return r;
 }
 
+/* ---- a link's only claim, kept directly in the claims root (see links.h) ---- */
+
+/* Reads the claim that dirfd/name is when it is a symlink. 1 with *ret filled; 0 when name is
+ * not a symlink (the directory form); -ENOENT when absent; -EBADMSG for a symlink that is no
+ * record. */
+static int single_read(int dirfd, const char *name, struct claim *ret)
+{
+        char *record = NULL;
+        int r = devdir_readlink(dirfd, name, &record);
+        if (r == -EINVAL)
+                return 0;
+        if (r < 0)
+                return r;
+        if (claim_parse(record, ret) < 0) {
+                free(record);
+                return -EBADMSG;
+        }
+        return 1;
+}
+
+/* Turns the single claim root/esc into a directory holding it, for a second claim to join: the
+ * directory is made aside and exchanged with the symlink, so that a reader (or a crash) sees
+ * one form or the other. A symlink that is no record is dropped. 0 also when there is nothing
+ * to turn (a directory, or nothing at all), -errno. */
+static int single_to_dir(int root, const char *esc)
+{
+        _cleanup_free_ char *record = NULL, *copy = NULL, *entry = NULL;
+        _cleanup_close_ int fd = -1;
+        char tmp[DEVDIR_TMP_SIZE];
+        struct claim c;
+        int r;
+
+        r = devdir_readlink(root, esc, &record);
+        if (r == -EINVAL || r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return r;
+        if (!(copy = strdup(record)))
+                return -ENOMEM;
+        if (claim_parse(copy, &c) < 0)
+                return unlinkat(root, esc, 0) < 0 && errno != ENOENT ? -errno : 0;
+        copy = NULL; /* c.record */
+        r = escape_name(c.device_id, &entry);
+        claim_clear(&c);
+        if (r < 0)
+                return r;
+
+        for (int attempt = 0;; attempt++) {
+                devdir_tmp_name(tmp);
+                if (mkdirat(root, tmp, 0755) == 0)
+                        break;
+                if (errno != EEXIST || attempt >= 8)
+                        return -errno;
+        }
+        fd = openat(root, tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0 || symlinkat(record, fd, entry) < 0) {
+                r = -errno;
+                goto fail;
+        }
+        if (renameat2(root, tmp, root, esc, RENAME_EXCHANGE) == 0) {
+                (void)unlinkat(root, tmp, 0); /* the symlink, now under the temporary name */
+                return 0;
+        }
+        if (errno != EINVAL && errno != ENOSYS) {
+                r = -errno;
+                goto fail;
+        }
+        /* no exchange on this file system: in two steps, the claim briefly absent */
+        if ((unlinkat(root, esc, 0) < 0 && errno != ENOENT) || renameat(root, tmp, root, esc) < 0) {
+                r = -errno;
+                goto fail;
+        }
+        return 0;
+
+fail:
+        if (fd >= 0)
+                (void)unlinkat(fd, entry, 0);
+        (void)unlinkat(root, tmp, AT_REMOVEDIR);
+        return r;
+}
+
+static int dev_link_remove(int devfd, struct devdir_cache *devdirs, const char *link);
+
+/* Releases the single claim <dirfd>/<prefix><esc> on link, the last one: it is renamed to a
+ * temporary (the claim is gone), then the /dev link goes, then the temporary; after a crash in
+ * between, links_gc() finds the temporary and settles the link. prefix is "" (dirfd is the
+ * claims root) or CLAIMS_DIR "/" (dirfd is the run directory). */
+static int single_release(int devfd, struct devdir_cache *devdirs, int dirfd, const char *prefix,
+                          const char *esc, const char *link)
+{
+        _cleanup_free_ char *from = strfmt_concat(prefix, esc, NULL), *to = NULL;
+        char tmp[DEVDIR_TMP_SIZE];
+        int r;
+
+        if (!from)
+                return -ENOMEM;
+        for (int attempt = 0;; attempt++) {
+                devdir_tmp_name(tmp);
+                free(to);
+                if (!(to = strfmt_concat(prefix, tmp, NULL)))
+                        return -ENOMEM;
+                if (renameat2(dirfd, from, dirfd, to, RENAME_NOREPLACE) == 0)
+                        break;
+                if (errno == EINVAL && renameat(dirfd, from, dirfd, to) == 0)
+                        break; /* no RENAME_NOREPLACE here: the name is random enough */
+                if (errno == ENOENT)
+                        return 0;
+                if (errno != EEXIST || attempt >= 8)
+                        return -errno;
+        }
+        /* no claim left: the /dev link goes, whatever it points to (as link_apply() does) */
+        r = dev_link_remove(devfd, devdirs, link);
+        (void)unlinkat(dirfd, to, 0);
+        return r;
+}
+
 /* Whether a claim directory read from its start (a fresh fd) holds an entry that is not a
  * temporary, in one getdents64() call in the common case: a reply that left room for one more
  * entry of the longest name is the whole directory. 1, 0 or -errno. */
@@ -246,9 +371,10 @@ static int claims_dir_has_entries(int dirfd)
         }
 }
 
-/* Lists the entries of a directory fd (not "." / ".." / temporaries) as a NULL-terminated
- * array of new strings. Reads dirfd itself from its start (no second fd, no stdio stream). */
-static int list_dir(int dirfd, char ***ret)
+/* Lists the entries of a directory fd (not "." / ".." / temporaries; with temporaries, only
+ * those) as a NULL-terminated array of new strings. Reads dirfd itself from its start (no
+ * second fd, no stdio stream). */
+static int list_dir(int dirfd, bool temporaries, char ***ret)
 {
         _cleanup_strv_free_ char **v = calloc(1, sizeof(char *));
         _cleanup_free_ char *buf = NULL;
@@ -268,8 +394,9 @@ static int list_dir(int dirfd, char ***ret)
                 for (long off = 0; off < got;) {
                         const struct dirent64 *de = (const struct dirent64 *)(buf + off);
                         off += de->d_reclen;
-                        if (de->d_name[0] == '.')
-                                continue; /* ".", "..", temporaries; escaped names never start with '.' */
+                        /* ".", "..", temporaries; escaped names never start with '.' */
+                        if (temporaries ? !startswith(de->d_name, DEVDIR_TMP_PREFIX) : de->d_name[0] == '.')
+                                continue;
                         if (n + 1 >= cap) {
                                 /* Doubling: the claims root holds one entry per link in the system. */
                                 char **nv = realloc(v, cap * 2 * sizeof(char *));
@@ -307,7 +434,7 @@ static int claims_best(int dirfd, const char *link, const char *exclude, struct 
         bool found = false;
         int r;
 
-        r = list_dir(dirfd, &entries);
+        r = list_dir(dirfd, false, &entries);
         if (r < 0)
                 return r;
 
@@ -375,10 +502,30 @@ static int link_resolve_at(int devfd, struct devdir_cache *devdirs, struct claim
         return link_apply(devfd, devdirs, cr, link, cdir >= 0, r > 0 ? &best : NULL);
 }
 
-/* Makes /dev/<link> match its claims. */
-static int link_resolve(int devfd, struct devdir_cache *devdirs, struct claims_root *cr, const char *link)
+/* Makes /dev/<link> match its claims; with had_claims, the caller just dropped one, so without
+ * claims the link goes even when no claim directory marks it. */
+static int link_resolve(int devfd, struct devdir_cache *devdirs, struct claims_root *cr, const char *link,
+                        bool had_claims)
 {
-        _cleanup_close_ int cdir = claims_dir_open(claims_root_fd(cr), link, false, NULL);
+        int root = claims_root_fd(cr);
+        if (root >= 0) {
+                _cleanup_free_ char *esc = NULL;
+                struct claim single;
+                if (escape_name(link, &esc) < 0)
+                        return -ENOMEM;
+                int r = single_read(root, esc, &single);
+                if (r > 0 && streq(single.link, link))
+                        return link_apply(devfd, devdirs, cr, link, true, &single);
+                if (r > 0)
+                        claim_clear(&single); /* another link's (a hash clash): none for this one */
+                if (r > 0 || r == -EBADMSG)
+                        return link_apply(devfd, devdirs, cr, link, true, NULL);
+                if (r < 0 && r != -ENOENT)
+                        return r;
+        }
+        _cleanup_close_ int cdir = claims_dir_open(root, link, false, NULL);
+        if (cdir == -ENOENT && had_claims)
+                return link_apply(devfd, devdirs, cr, link, true, NULL);
         return link_resolve_at(devfd, devdirs, cr, cdir, link);
 }
 
@@ -425,33 +572,27 @@ static int link_apply(int devfd, struct devdir_cache *devdirs, struct claims_roo
         return r < 0 ? r : 0;
 }
 
-/* The common case of a link nobody claims: its claim directory is made now, so the new claim
- * is its only one and is written in place (two syscalls, no temporary, nothing to compare).
- * 1 when written, 0 when the directory exists (the caller takes the general path), -errno. */
-static int claim_write_fresh(int runfd, const char *esc, const char *entry, const char *record)
+/* The common case of a link nobody claims: the new claim is its only one, written in place
+ * as <run>/links/<escaped link> (one syscall, no temporary, nothing to compare). 1 when
+ * written, 0 when the link has claims (the caller takes the general path), -errno. */
+static int claim_write_fresh(int runfd, const char *esc, const char *record)
 {
-        _cleanup_free_ char *dir = path_join(CLAIMS_DIR, esc);
-        _cleanup_free_ char *path = dir ? path_join(dir, entry) : NULL;
+        _cleanup_free_ char *path = path_join(CLAIMS_DIR, esc);
 
         if (!path)
                 return -ENOMEM;
-        if (mkdirat(runfd, dir, 0755) < 0) {
-                if (errno == EEXIST)
-                        return 0;
-                if (errno != ENOENT)
-                        return -errno;
-                /* the first claim of all: the claims root is missing too */
-                if (mkdirat(runfd, CLAIMS_DIR, 0755) < 0 && errno != EEXIST)
-                        return -errno;
-                if (mkdirat(runfd, dir, 0755) < 0)
-                        return errno == EEXIST ? 0 : -errno;
-        }
-        if (symlinkat(record, runfd, path) < 0) {
-                int r = -errno;
-                (void)unlinkat(runfd, dir, AT_REMOVEDIR);
-                return r;
-        }
-        return 1;
+        if (symlinkat(record, runfd, path) == 0)
+                return 1;
+        if (errno == EEXIST)
+                return 0;
+        if (errno != ENOENT)
+                return -errno;
+        /* the first claim of all: the claims root is missing */
+        if (mkdirat(runfd, CLAIMS_DIR, 0755) < 0 && errno != EEXIST)
+                return -errno;
+        if (symlinkat(record, runfd, path) == 0)
+                return 1;
+        return errno == EEXIST ? 0 : -errno;
 }
 
 static int claim_record(int priority, uint64_t seq, const char *devname, const char *device_id, const char *link,
@@ -486,14 +627,35 @@ static int claim_write(struct claims_root *cr, const char *link, const char *dev
         r = claim_record(priority, 1, devname, device_id, link, &record);
         if (r < 0)
                 return r;
-        r = claim_write_fresh(cr->runfd, esc, entry, record);
+        r = claim_write_fresh(cr->runfd, esc, record);
         if (r < 0)
                 return r;
         if (r > 0)
                 goto owner; /* the only claim: its owner */
+
+        /* Our own single claim: unchanged (a change event), or rewritten in place. */
+        int root = claims_root_fd(cr);
+        if (root < 0)
+                return root;
+        r = single_read(root, esc, &mine);
+        if (r > 0) {
+                bool me = streq(mine.device_id, device_id) && streq(mine.link, link);
+                bool same = me && mine.priority == priority && streq(mine.devname, devname);
+                claim_clear(&mine);
+                if (same)
+                        return 0;
+                if (me) {
+                        r = devdir_symlink_replace(root, esc, record);
+                        if (r < 0)
+                                return r;
+                        goto owner;
+                }
+        } else if (r < 0 && r != -EBADMSG)
+                return r;
         record = mfree(record);
 
-        cdir = claims_dir_open(claims_root_fd(cr), link, true, &created);
+        /* Someone else's claim, or several: the directory form. */
+        cdir = claims_dir_open(root, link, true, &created);
         if (cdir < 0)
                 return cdir;
 
@@ -574,6 +736,19 @@ static int claim_release(int devfd, struct devdir_cache *devdirs, struct claims_
 
         if (escape_name(link, &esc) < 0 || escape_name(device_id, &entry) < 0 || !(dir = path_join(CLAIMS_DIR, esc)))
                 return -ENOMEM;
+        r = single_read(cr->runfd, dir, &mine);
+        if (r > 0) { /* the link's only claim */
+                bool me = streq(mine.device_id, device_id) && streq(mine.link, link);
+                claim_clear(&mine);
+                if (me)
+                        return single_release(devfd, devdirs, cr->runfd, CLAIMS_DIR "/", esc, link);
+                return link_resolve(devfd, devdirs, cr, link, false); /* someone else's */
+        }
+        if (r == -EBADMSG)
+                return link_resolve(devfd, devdirs, cr, link, false);
+        if (r < 0)
+                return r == -ENOENT ? 0 : r; /* no claims: nothing of ours there */
+
         cdir = openat(cr->runfd, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (cdir < 0)
                 return errno == ENOENT ? 0 : -errno; /* no claims: nothing of ours there */
@@ -647,21 +822,24 @@ int links_update(int devfd, struct devdir_cache *devdirs, int runfd, const char 
                 if (r > 0)
                         keep_first_error(&ret, link_apply(devfd, devdirs, &cr, *l, true, &owner));
                 else if (r == 0) /* unchanged: still repair the link */
-                        keep_first_error(&ret, link_resolve(devfd, devdirs, &cr, *l));
+                        keep_first_error(&ret, link_resolve(devfd, devdirs, &cr, *l, false));
         }
         claims_root_close(&cr);
         return ret;
 }
 
 /* Calls fn for every claim directory: its fd, the link name (from a record, or unescaped from
- * the directory name; NULL when unknown) and the entries. */
+ * the directory name; NULL when unknown) and the entries; and single_fn for every single claim:
+ * its name in the claims root and the claim (NULL when it is no record). */
 typedef int (*claims_dir_fn)(int devfd, struct devdir_cache *devdirs, struct claims_root *cr, int cdir,
                              const char *link, char **entries, void *userdata);
+typedef int (*claims_single_fn)(int devfd, struct devdir_cache *devdirs, struct claims_root *cr,
+                                const char *name, const struct claim *c, void *userdata);
 
 static int claims_foreach_dir(int devfd, struct devdir_cache *devdirs, int runfd, claims_dir_fn fn,
-                              void *userdata)
+                              claims_single_fn single_fn, void *userdata)
 {
-        _cleanup_strv_free_ char **dirs = NULL;
+        _cleanup_strv_free_ char **names = NULL;
         struct claims_root cr = CLAIMS_ROOT(runfd, false);
         int ret = 0, r;
 
@@ -670,20 +848,34 @@ static int claims_foreach_dir(int devfd, struct devdir_cache *devdirs, int runfd
                 return 0;
         if (root < 0)
                 return root;
-        r = list_dir(root, &dirs);
+        r = list_dir(root, false, &names);
         if (r < 0) {
                 claims_root_close(&cr);
                 return r;
         }
 
-        for (char **d = dirs; *d; d++) {
+        for (char **d = names; *d; d++) {
                 _cleanup_close_ int cdir = openat(root, *d, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
                 _cleanup_strv_free_ char **entries = NULL;
                 _cleanup_free_ char *link = NULL;
 
+                if (cdir < 0 && (errno == ENOTDIR || errno == ELOOP)) {
+                        struct claim c;
+                        int k = single_read(root, *d, &c);
+                        if (k == 0 || k == -ENOENT)
+                                continue; /* not a symlink (not ours), or vanished */
+                        r = single_fn(devfd, devdirs, &cr, *d, k > 0 ? &c : NULL, userdata);
+                        if (k > 0)
+                                claim_clear(&c);
+                        if (r < 0)
+                                keep_first_error(&ret, r);
+                        else if (ret >= 0)
+                                ret += r;
+                        continue;
+                }
                 if (cdir < 0)
-                        continue; /* vanished, or not a directory: not ours */
-                r = list_dir(cdir, &entries);
+                        continue; /* vanished */
+                r = list_dir(cdir, false, &entries);
                 if (r < 0) {
                         keep_first_error(&ret, r);
                         continue;
@@ -736,8 +928,17 @@ static int remove_one_dir(int devfd, struct devdir_cache *devdirs, struct claims
                         hits++;
         }
         if (hits && link)
-                return link_resolve(devfd, devdirs, cr, link);
+                return link_resolve(devfd, devdirs, cr, link, false);
         return 0;
+}
+
+static int remove_one_single(int devfd, struct devdir_cache *devdirs, struct claims_root *cr,
+                             const char *name, const struct claim *c, void *userdata)
+{
+        struct remove_ctx *ctx = userdata;
+        if (!c || !streq(c->device_id, ctx->device_id))
+                return 0;
+        return single_release(devfd, devdirs, claims_root_fd(cr), "", name, c->link);
 }
 
 int links_remove_all(int devfd, struct devdir_cache *devdirs, int runfd, const char *device_id, char **links)
@@ -749,7 +950,7 @@ int links_remove_all(int devfd, struct devdir_cache *devdirs, int runfd, const c
 
         if (!links) {
                 struct remove_ctx ctx = {.device_id = device_id};
-                r = claims_foreach_dir(devfd, devdirs, runfd, remove_one_dir, &ctx);
+                r = claims_foreach_dir(devfd, devdirs, runfd, remove_one_dir, remove_one_single, &ctx);
                 return r < 0 ? r : 0;
         }
 
@@ -798,11 +999,75 @@ static int gc_one_dir(int devfd, struct devdir_cache *devdirs, struct claims_roo
                         dropped++;
         }
         if (link) {
-                r = link_resolve(devfd, devdirs, cr, link);
+                r = link_resolve(devfd, devdirs, cr, link, false);
                 if (r < 0)
                         return r;
         }
         return dropped;
+}
+
+static int gc_one_single(int devfd, struct devdir_cache *devdirs, struct claims_root *cr, const char *name,
+                         const struct claim *c, void *userdata)
+{
+        struct gc_ctx *ctx = userdata;
+        _cleanup_free_ char *esc = NULL, *link = NULL;
+        int r;
+
+        if (c && escape_name(c->link, &esc) < 0)
+                return -ENOMEM;
+        /* a record must sit under its own link's name, or it is foreign garbage */
+        bool own = c && streq(esc, name);
+        bool drop = !own || !ctx->is_live(c->device_id, ctx->userdata);
+        int dropped = drop && unlinkat(claims_root_fd(cr), name, 0) == 0;
+        if (own)
+                link = strdup(c->link);
+        else if (unescape_name(name, &link) < 0 || !devdir_name_valid(link))
+                link = mfree(link);
+        if (own && !link)
+                return -ENOMEM;
+        if (link) {
+                r = link_resolve(devfd, devdirs, cr, link, dropped);
+                if (r < 0)
+                        return r;
+        }
+        return dropped;
+}
+
+/* A crash's leftovers in the claims root: a released single claim renamed to a temporary (its
+ * link is settled now) or a directory being made for a second claim (the single claim it was
+ * to replace is still in place, or the exchange happened and the temporary is that claim). */
+static int claims_sweep_temporaries(int devfd, int runfd)
+{
+        _cleanup_strv_free_ char **names = NULL;
+        struct claims_root cr = CLAIMS_ROOT(runfd, false);
+        int ret = 0;
+
+        int root = claims_root_fd(&cr);
+        if (root < 0)
+                return root == -ENOENT ? 0 : root;
+        ret = list_dir(root, true, &names);
+        for (char **n = names; ret >= 0 && *n; n++) {
+                struct claim c;
+                int r = single_read(root, *n, &c);
+                if (r == 0) {
+                        _cleanup_close_ int fd =
+                                openat(root, *n, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                        _cleanup_strv_free_ char **entries = NULL;
+                        if (fd >= 0 && list_dir(fd, false, &entries) >= 0)
+                                for (char **e = entries; *e; e++)
+                                        (void)unlinkat(fd, *e, 0);
+                        (void)unlinkat(root, *n, AT_REMOVEDIR);
+                        continue;
+                }
+                (void)unlinkat(root, *n, 0);
+                if (r > 0) {
+                        if (devdir_name_valid(c.link))
+                                keep_first_error(&ret, link_resolve(devfd, NULL, &cr, c.link, true));
+                        claim_clear(&c);
+                }
+        }
+        claims_root_close(&cr);
+        return ret < 0 ? ret : 0;
 }
 
 int links_gc(int devfd, int runfd, bool (*is_live)(const char *device_id, void *userdata), void *userdata)
@@ -811,7 +1076,10 @@ int links_gc(int devfd, int runfd, bool (*is_live)(const char *device_id, void *
 
         if (!is_live)
                 return -EINVAL;
-        return claims_foreach_dir(devfd, NULL, runfd, gc_one_dir, &ctx);
+        int r = claims_sweep_temporaries(devfd, runfd);
+        if (r < 0)
+                return r;
+        return claims_foreach_dir(devfd, NULL, runfd, gc_one_dir, gc_one_single, &ctx);
 }
 
 int links_get_owner(int runfd, const char *link, char **ret_device_id, char **ret_devname)
@@ -823,12 +1091,24 @@ int links_get_owner(int runfd, const char *link, char **ret_device_id, char **re
         if (!devdir_name_valid(link))
                 return -EINVAL;
         _cleanup_close_ int root = claims_root_open(runfd, false);
-        cdir = claims_dir_open(root, link, false, NULL);
-        if (cdir == -ENOENT)
+        _cleanup_free_ char *esc = NULL;
+        if (root >= 0 && escape_name(link, &esc) < 0)
+                return -ENOMEM;
+        r = root >= 0 ? single_read(root, esc, &best) : root;
+        if (r > 0 && !streq(best.link, link)) { /* another link's (a hash clash) */
+                claim_clear(&best);
                 return 0;
-        if (cdir < 0)
-                return cdir;
-        r = claims_best(cdir, link, NULL, &best, NULL);
+        }
+        if (r == -EBADMSG)
+                return 0;
+        if (r == 0 || r == -ENOENT) { /* the directory form, or none */
+                cdir = claims_dir_open(root, link, false, NULL);
+                if (cdir == -ENOENT)
+                        return 0;
+                if (cdir < 0)
+                        return cdir;
+                r = claims_best(cdir, link, NULL, &best, NULL);
+        }
         if (r <= 0)
                 return r;
 
@@ -842,4 +1122,18 @@ int links_get_owner(int runfd, const char *link, char **ret_device_id, char **re
         if (ret_devname)
                 *ret_devname = TAKE_PTR(dn);
         return 1;
+}
+
+int links_single_claimant(int claims_dirfd, const char *name, char **ret_device_id)
+{
+        struct claim c;
+        int r = single_read(claims_dirfd, name, &c);
+        if (r <= 0)
+                return r == 0 ? -EINVAL : r;
+        char *id = strdup(c.device_id);
+        claim_clear(&c);
+        if (!id)
+                return -ENOMEM;
+        *ret_device_id = id;
+        return 0;
 }
