@@ -247,10 +247,30 @@ static int make_empty_file(const char *path)
         return mknodat(AT_FDCWD, path, S_IFREG | 0444, 0) < 0 && errno != EEXIST ? -errno : 0;
 }
 
-/* tags/<tag>/<id>: create (add) or remove. */
-static int tag_index(const char *run_dir, const char *tag, const char *id, bool add)
+/* tags/<tag>/<id> through the run directory's fd: create (add) or remove. */
+static int tag_index_at(const struct db_dirs *rd, const char *tag, const char *id, bool add)
 {
-        _cleanup_free_ char *dir = strfmt_concat(run_dir, "/tags/", tag, NULL);
+        _cleanup_free_ char *name = strfmt_concat("tags/", tag, "/", id, NULL);
+        _cleanup_(devdir_parent_done) struct devdir_parent p = DEVDIR_PARENT_NULL;
+        if (!name)
+                return -ENOMEM;
+        int r = devdir_open_parent(rd->runfd, rd->cache, name, add, &p);
+        if (r < 0)
+                return !add && r == -ENOENT ? 0 : r;
+        if (!add)
+                return unlinkat(p.fd, p.leaf, 0) < 0 && errno != ENOENT ? -errno : 0;
+        r = mknodat(p.fd, p.leaf, S_IFREG | 0444, 0) < 0 ? -errno : 0;
+        if (r == -ENOENT && devdir_parent_reopen(rd->runfd, rd->cache, name, &p) > 0)
+                r = mknodat(p.fd, p.leaf, S_IFREG | 0444, 0) < 0 ? -errno : 0;
+        return r == -EEXIST ? 0 : r;
+}
+
+/* tags/<tag>/<id>: create (add) or remove. */
+static int tag_index(const struct db_dirs *rd, const char *tag, const char *id, bool add)
+{
+        if (rd->runfd >= 0)
+                return tag_index_at(rd, tag, id, add);
+        _cleanup_free_ char *dir = strfmt_concat(rd->run_dir, "/tags/", tag, NULL);
         _cleanup_free_ char *file = dir ? path_join(dir, id) : NULL;
         if (!file)
                 return -ENOMEM;
@@ -375,30 +395,66 @@ static int write_entry(struct strfmt_buf *b, const struct device *d, const struc
 }
 
 /* Removes the index entries of old_tags that are not in new_tags. */
-static void drop_stale_tags(const char *run_dir, const char *id, char **old_tags, char **new_tags)
+static void drop_stale_tags(const struct db_dirs *rd, const char *id, char **old_tags, char **new_tags)
 {
         STRV_FOREACH(t, old_tags)
                 if (!strv_contains(new_tags, *t)) {
-                        int r = tag_index(run_dir, *t, id, false);
+                        int r = tag_index(rd, *t, id, false);
                         if (r < 0)
                                 log_debug_errno(r, "cannot remove tag index %s/%s: %m", *t, id);
                 }
 }
 
-static int update(const char *run_dir, struct device *d, bool old_known, char **old_tags);
+/* A new entry (a device's first event) appears whole by linking an unnamed file in: no
+ * temporary name to make and rename. false when that cannot be done (the caller then takes
+ * the general way). */
+static bool link_new_entry(const struct db_dirs *rd, const char *data, const char *path, const char *id,
+                           const struct strfmt_buf *text, mode_t mode)
+{
+        if (rd->runfd < 0) {
+                int fd = open(data, O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
+                if (fd < 0)
+                        return false;
+                bool linked = write_all(fd, strempty(text->s), text->len) >= 0 &&
+                              linkat(fd, "", AT_FDCWD, path, AT_EMPTY_PATH) == 0;
+                close(fd);
+                return linked;
+        }
+
+        _cleanup_free_ char *name = path_join("data", id);
+        _cleanup_(devdir_parent_done) struct devdir_parent p = DEVDIR_PARENT_NULL;
+        if (!name || devdir_open_parent(rd->runfd, rd->cache, name, true, &p) < 0)
+                return false;
+        for (int attempt = 0;; attempt++) {
+                int fd = openat(p.fd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
+                bool linked = fd >= 0 && write_all(fd, strempty(text->s), text->len) >= 0 &&
+                              linkat(fd, "", p.fd, p.leaf, AT_EMPTY_PATH) == 0;
+                if (fd >= 0)
+                        close(fd);
+                if (linked)
+                        return true;
+                /* a cached data/ removed meanwhile (O_TMPFILE then fails with EPERM, linkat with
+                 * ENOENT): once more in a new one */
+                if (attempt > 0 || devdir_parent_reopen(rd->runfd, rd->cache, name, &p) <= 0)
+                        return false;
+        }
+}
+
+static int update(const struct db_dirs *rd, struct device *d, bool old_known, char **old_tags);
 
 int db_update(const char *run_dir, struct device *d)
 {
-        return update(run_dir, d, false, NULL);
+        return update(&(struct db_dirs){.run_dir = run_dir, .runfd = -1}, d, false, NULL);
 }
 
-int db_update_known(const char *run_dir, struct device *d, char **old_tags)
+int db_update_known(const struct db_dirs *dirs, struct device *d, char **old_tags)
 {
-        return update(run_dir, d, true, old_tags);
+        return update(dirs, d, true, old_tags);
 }
 
-static int update(const char *run_dir, struct device *d, bool old_known, char **old_tags)
+static int update(const struct db_dirs *rd, struct device *d, bool old_known, char **old_tags)
 {
+        const char *run_dir = rd->run_dir;
         _cleanup_free_ char *id = NULL, *data = NULL, *path = NULL, *tmp = NULL;
         struct db_entry old = {0}, new = {0};
         struct strfmt_buf text = {0};
@@ -427,7 +483,7 @@ static int update(const char *run_dir, struct device *d, bool old_known, char **
         if (!entry_has_info(&new) && !(d->devnum_type && major(d->devnum) > 0) && d->ifindex <= 0) {
                 if (!known_absent && unlink(path) < 0 && errno != ENOENT)
                         r = -errno;
-                drop_stale_tags(run_dir, id, old_tags, NULL);
+                drop_stale_tags(rd, id, old_tags, NULL);
                 if (r >= 0) {
                         d->db_synced = true;
                         d->db_exists = false;
@@ -443,17 +499,8 @@ static int update(const char *run_dir, struct device *d, bool old_known, char **
         mode_t mode = new.persist ? 01644 : 0644;
         /* A new entry (a device's first event) appears whole by linking an unnamed file in:
          * no temporary name to make and rename. Anything unusual takes the way below. */
-        if (known_absent) {
-                fd = open(data, O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
-                if (fd >= 0) {
-                        bool linked = write_all(fd, strempty(text.s), text.len) >= 0 &&
-                                      linkat(fd, "", AT_FDCWD, path, AT_EMPTY_PATH) == 0;
-                        close(fd);
-                        fd = -1;
-                        if (linked)
-                                goto written;
-                }
-        }
+        if (known_absent && link_new_entry(rd, data, path, id, &text, mode))
+                goto written;
 
         /* else a temporary renamed over the entry */
         tmp = strfmt_concat(data, "/.#", id, ".XXXXXX", NULL);
@@ -484,9 +531,9 @@ static int update(const char *run_dir, struct device *d, bool old_known, char **
         }
 
 written:
-        drop_stale_tags(run_dir, id, old_tags, new.tags);
+        drop_stale_tags(rd, id, old_tags, new.tags);
         STRV_FOREACH(t, new.tags) {
-                int k = tag_index(run_dir, *t, id, true);
+                int k = tag_index(rd, *t, id, true);
                 if (k < 0 && r == 0)
                         r = k;
         }
@@ -504,8 +551,9 @@ out:
         return r;
 }
 
-static int delete_id(const char *run_dir, const char *id, bool load)
+static int delete_id(const struct db_dirs *rd, const char *id, bool load)
 {
+        const char *run_dir = rd->run_dir;
         _cleanup_free_ char *data = NULL, *path = NULL;
         struct db_entry old = {0};
         int r;
@@ -518,15 +566,25 @@ static int delete_id(const char *run_dir, const char *id, bool load)
                 r = db_load(path, &old);
                 if (r < 0)
                         log_debug_errno(r, "%s: database entry unreadable: %m", path);
-                drop_stale_tags(run_dir, id, old.tags, NULL);
+                drop_stale_tags(rd, id, old.tags, NULL);
         }
         db_entry_clear(&old);
+        if (rd->runfd >= 0) {
+                _cleanup_(devdir_parent_done) struct devdir_parent p = DEVDIR_PARENT_NULL;
+                _cleanup_free_ char *name = path_join("data", id);
+                if (!name)
+                        return -ENOMEM;
+                r = devdir_open_parent(rd->runfd, rd->cache, name, false, &p);
+                if (r < 0)
+                        return r == -ENOENT ? 0 : r;
+                return unlinkat(p.fd, p.leaf, 0) < 0 && errno != ENOENT ? -errno : 0;
+        }
         if (unlink(path) < 0 && errno != ENOENT)
                 return -errno;
         return 0;
 }
 
-int db_delete(const char *run_dir, struct device *d)
+int db_delete_known(const struct db_dirs *rd, struct device *d)
 {
         _cleanup_free_ char *id = NULL;
         int r = device_db_id(d, &id);
@@ -534,15 +592,20 @@ int db_delete(const char *run_dir, struct device *d)
                 return r;
         /* the record's own tags too, in case the file was already gone */
         if (d->udev)
-                drop_stale_tags(run_dir, id, d->udev->tags, NULL);
+                drop_stale_tags(rd, id, d->udev->tags, NULL);
         if (d->db_synced && !d->db_exists)
                 return 0; /* the record knows there is no entry (a device with nothing to keep) */
-        return delete_id(run_dir, id, !d->db_synced);
+        return delete_id(rd, id, !d->db_synced);
+}
+
+int db_delete(const char *run_dir, struct device *d)
+{
+        return db_delete_known(&(struct db_dirs){.run_dir = run_dir, .runfd = -1}, d);
 }
 
 int db_delete_id(const char *run_dir, const char *id)
 {
-        return delete_id(run_dir, id, true);
+        return delete_id(&(struct db_dirs){.run_dir = run_dir, .runfd = -1}, id, true);
 }
 
 /* Replaces d's database fields with those of e (taking e's lists). */

@@ -31,6 +31,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "devdir.h"
 #include "device.h"
 
 struct model;
@@ -41,14 +42,25 @@ struct model;
  * to record and neither node nor ifindex has no entry (any old one is removed).
  * 0 or -errno. */
 int db_update(const char *run_dir, struct device *d);
-/* The same when the caller knows the tags of the previous entry (old_tags, NULL for none):
- * the file is then not read. For the daemon, whose records hold what it wrote. */
-int db_update_known(const char *run_dir, struct device *d, char **old_tags);
+
+/* The daemon's way to the run directory: its fd and a cache of the directories below it (data/,
+ * tags/<tag>/) that entries are made in, so that no path is walked from / for each event. */
+struct db_dirs {
+        const char *run_dir;
+        int runfd;
+        struct devdir_cache *cache; /* may be NULL */
+};
+
+/* As db_update(), when the caller knows the tags of the previous entry (old_tags, NULL for
+ * none): the file is then not read. For the daemon, whose records hold what it wrote. */
+int db_update_known(const struct db_dirs *dirs, struct device *d, char **old_tags);
 
 /* Removes d's entry and its tag index entries (a remove event; db_persist does not keep
  * an entry of a device that is gone); the entry is read for its tags unless d->db_synced.
  * 0 (also when there was none) or -errno. */
 int db_delete(const char *run_dir, struct device *d);
+/* The same through the daemon's dirs. */
+int db_delete_known(const struct db_dirs *dirs, struct device *d);
 /* The same by device id, for entries whose device is gone (crash recovery). */
 int db_delete_id(const char *run_dir, const char *id);
 

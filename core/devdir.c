@@ -147,6 +147,12 @@ static struct devdir_cache_slot *cache_take_slot(struct devdir_cache *c)
         return NULL;
 }
 
+static bool dir_has_name(int fd)
+{
+        struct stat st;
+        return fstat(fd, &st) == 0 && st.st_nlink > 0;
+}
+
 void devdir_parent_done(struct devdir_parent *p)
 {
         if (p->owned && p->fd >= 0)
@@ -168,11 +174,18 @@ int devdir_open_parent(int devfd, struct devdir_cache *cache, const char *name, 
                 return 0;
         }
         struct devdir_cache_slot *s = cache ? cache_find(cache, name, last - name) : NULL;
-        if (s) {
+        /* A lookup or removal must not find "nothing" in a directory removed (and perhaps made
+         * again) meanwhile: one fstat() tells. A maker needs no check: making something in a
+         * removed directory fails, and it reopens the directory (devdir_parent_reopen()). */
+        if (s && (create || dir_has_name(s->fd))) {
                 s->pins++;
                 *ret = (struct devdir_parent){.fd = s->fd, .leaf = last + 1, .pinned = s};
                 return 0;
         }
+        if (s && s->pins > 0)
+                cache = NULL; /* still in use: a new fd is not cached beside it */
+        else if (s)
+                slot_free(s);
 
         _cleanup_free_ char *dirs = strndup(name, last - name);
         if (!dirs)

@@ -27,9 +27,9 @@ bool devdir_name_valid(const char *name);
  * disk/by-id/ does not cost an open of its directory every time. The caller owns the cache:
  * zero-initialised (struct devdir_cache c = {0}), used with one root only, emptied by
  * devdir_cache_clear(). Directories devman prunes leave the cache; one removed by anyone else
- * meanwhile is noticed when making something in it fails with ENOENT: the maker then calls
- * devdir_parent_reopen() and tries once more (a lookup or removal there finds nothing, which is
- * the truth). A directory renamed inside the root is followed under its new name until it
+ * meanwhile is noticed by a lookup (one fstat() of the cached directory when opened without
+ * create) or when making something in it fails: the maker then calls devdir_parent_reopen() and
+ * tries once more. A directory renamed inside the root is followed under its new name until it
  * leaves the cache. */
 #define DEVDIR_CACHE_SLOTS 8
 struct devdir_cache_slot {
@@ -66,7 +66,7 @@ void devdir_parent_done(struct devdir_parent *p);
 int devdir_open_parent(int devfd, struct devdir_cache *cache, const char *name, bool create,
                        struct devdir_parent *ret);
 
-/* After making something in p's directory failed with -ENOENT: when that directory came from
+/* After making something in p's directory failed (-ENOENT): when that directory came from
  * the cache it may have been removed meanwhile, so it leaves the cache and p is opened (made)
  * again for name. 1 when p was reopened (try again), 0 when p did not come from a cache,
  * -errno (p is then closed). */

@@ -370,16 +370,17 @@ static int publish_db(struct event_run *run)
 {
         struct process_ctx *ctx = run->ctx;
         struct device *d = run->dev;
+        const struct db_dirs dirs = {.run_dir = ctx->run_root, .runfd = ctx->runfd, .cache = ctx->rundirs};
 
         if (action_of(run) == UEVENT_REMOVE)
-                return db_delete(ctx->run_root, d);
+                return db_delete_known(&dirs, d);
         struct device_udev *u = device_get_udev(d);
         if (!u)
                 return -ENOMEM;
         if (!u->usec_initialized)
                 u->usec_initialized = now_usec();
         /* the record before the rules is what the entry on disk says, if it was synced */
-        return run->old_synced ? db_update_known(ctx->run_root, d, run->old_tags) : db_update(ctx->run_root, d);
+        return run->old_synced ? db_update_known(&dirs, d, run->old_tags) : db_update(ctx->run_root, d);
 }
 
 static void step_publish(struct event_run *run)

@@ -41,6 +41,7 @@ struct process_ctx {
         int devfd;                /* the /dev root, owned by the caller */
         struct devdir_cache *devdirs; /* directories below devfd kept open (daemon), or NULL */
         int runfd;                /* the run dir, owned by the caller; -1 when there is none */
+        struct devdir_cache *rundirs; /* directories below runfd kept open (daemon), or NULL */
         struct rules *rules;      /* compiled rules, or NULL */
         struct builtin_ctx *builtins;
         struct monitor *monitor;  /* broadcaster, or NULL */

@@ -103,6 +103,7 @@ struct manager {
         char *sysfs_root, *dev_root, *run_root;
         int devfd, runfd;
         struct devdir_cache devdirs; /* below devfd: block/, disk/by-*, ... kept open */
+        struct devdir_cache rundirs; /* below runfd: data/, tags/<tag>/ */
 
         struct model *model;
         struct rules *rules;
@@ -784,6 +785,7 @@ int manager_new(const struct manager_options *o, struct manager **ret)
                 .devfd = m->devfd,
                 .devdirs = &m->devdirs,
                 .runfd = m->runfd,
+                .rundirs = &m->rundirs,
                 .rules = m->rules,
                 .builtins = &m->builtins,
                 .spawn = m->spawn,
@@ -829,6 +831,7 @@ struct manager *manager_free(struct manager *m)
         model_free(m->model);
         sd_event_unref(m->event);
         devdir_cache_clear(&m->devdirs);
+        devdir_cache_clear(&m->rundirs);
         if (m->devfd >= 0)
                 close(m->devfd);
         if (m->runfd >= 0)

@@ -271,6 +271,50 @@ static void test_tags_in_step(void)
         CHECK(!exists("tags/d/c1:3"));
 }
 
+/* The daemon's way: through the run directory's fd and a cache of data/ and tags/<tag>/, which
+ * may be removed behind its back. */
+static void test_dirs(void)
+{
+        ensure_run_dir();
+        struct devdir_cache cache = {0};
+        int runfd = open(run_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        CHECK(runfd >= 0);
+        const struct db_dirs dirs = {.run_dir = run_dir, .runfd = runfd, .cache = &cache};
+
+        _cleanup_device_unref_ struct device *d = null_device();
+        d->db_synced = true; /* a new device: known to have no entry yet */
+        set_udev(d, (const char *[]){"x", NULL}, (const char *[]){"a", "b", NULL},
+                 (const char *[]){"b", NULL});
+        CHECK_INT(db_update_known(&dirs, d, NULL), 0);
+        _cleanup_free_ char *s = slurp("data/c1:3");
+        CHECK_STR(s, "S:x\nG:a\nG:b\nQ:b\nV:1\n");
+        CHECK(exists("tags/a/c1:3"));
+        CHECK(exists("tags/b/c1:3"));
+
+        /* removed by someone else: made again */
+        _cleanup_free_ char *ta = run_path("tags/a/c1:3"), *tad = run_path("tags/a");
+        _cleanup_free_ char *dp = run_path("data/c1:3"), *dd = run_path("data");
+        CHECK_INT(unlink(ta), 0);
+        CHECK_INT(rmdir(tad), 0);
+        CHECK_INT(unlink(dp), 0);
+        CHECK_INT(rmdir(dd), 0);
+        _cleanup_device_unref_ struct device *e = null_device();
+        e->db_synced = true;
+        set_udev(e, NULL, (const char *[]){"a", NULL}, NULL);
+        CHECK_INT(db_update_known(&dirs, e, (char *[]){"a", "b", NULL}), 0);
+        free(s);
+        s = slurp("data/c1:3");
+        CHECK_STR(s, "G:a\nV:1\n");
+        CHECK(exists("tags/a/c1:3"));
+        CHECK(!exists("tags/b/c1:3"));
+
+        CHECK_INT(db_delete_known(&dirs, e), 0);
+        CHECK(!exists("data/c1:3"));
+        CHECK(!exists("tags/a/c1:3"));
+        devdir_cache_clear(&cache);
+        close(runfd);
+}
+
 static void test_hostile(void)
 {
         ensure_run_dir();
@@ -505,5 +549,6 @@ static void test_new_entry(void)
         CHECK_INT(unlink(p), 0);
 }
 
-TEST_MAIN(TEST(test_round_trip), TEST(test_new_entry), TEST(test_read_buffer), TEST(test_empty_entries), TEST(test_atomic), TEST(test_tags_in_step),
-          TEST(test_hostile), TEST(test_cleanup), TEST(test_print_record), TEST(test_queue))
+TEST_MAIN(TEST(test_round_trip), TEST(test_new_entry), TEST(test_read_buffer), TEST(test_empty_entries),
+          TEST(test_atomic), TEST(test_tags_in_step), TEST(test_dirs), TEST(test_hostile),
+          TEST(test_cleanup), TEST(test_print_record), TEST(test_queue))

@@ -565,6 +565,14 @@ static void test_cache(void)
         CHECK_INT(node_remove(devfd, &cache, "input/event5", 'c', makedev(13, 69)), 1);
         CHECK(!exists("input"));
         CHECK_INT(count_fds(), fds0 + 1); /* char/ only */
+        /* made again by someone else: a removal finds what is there now */
+        CHECK_INT(node_add(devfd, &cache, "input/event7", 'c', makedev(13, 71), 0660, 0, 0), 1);
+        CHECK_INT(unlinkat(devfd, "input/event7", 0), 0);
+        CHECK_INT(unlinkat(devfd, "input", AT_REMOVEDIR), 0);
+        CHECK_INT(mkdirat(devfd, "input", 0755), 0);
+        CHECK_INT(mknodat(devfd, "input/event7", S_IFCHR | 0660, makedev(13, 71)), 0);
+        CHECK_INT(node_remove(devfd, &cache, "input/event7", 'c', makedev(13, 71)), 1);
+        CHECK(!exists("input"));
 
         /* more directories than slots: the oldest give way, nothing breaks */
         for (int i = 0; i < 2 * DEVDIR_CACHE_SLOTS; i++) {
