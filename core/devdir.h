@@ -4,7 +4,8 @@
  * caller (which keeps ownership of it); every name is relative to it and is walked component
  * by component with O_NOFOLLOW|O_DIRECTORY, so a symlink planted in /dev is never followed
  * when devman creates or removes something. Used by node.c (device nodes) and links.c
- * (symlinks).
+ * (symlinks), and by db.c for the run directory's data/ and tags/ (the same safe walk and
+ * directory cache below another root).
  *
  * Names are "relative paths" as udev's DEVNAME and SYMLINK values: see devdir_name_valid().
  * All functions return 0 (or the documented positive value) on success and -errno on
@@ -57,8 +58,8 @@ void devdir_parent_done(struct devdir_parent *p);
 
 /* Opens the directory that holds the last component of name (a valid name) into *ret: a name
  * directly in the root gets devfd itself, so the common case costs no syscall; with a cache
- * (may be NULL), a directory opened before is taken from it and one opened now is kept there. Existing
- * directories are opened in one openat2() call that refuses symlinks; the component walk is
+ * (may be NULL), a directory opened before is taken from it and one opened now is kept there.
+ * Existing directories are opened in one openat2() call that refuses symlinks; the component walk is
  * the fallback (and makes what is missing). With create, missing directories are made with
  * mode 0755 (exactly, whatever the umask). An intermediate component that is a symlink or not a
  * directory fails with -ENOTDIR (-ELOOP on some kernels); missing ones without create fail
@@ -66,8 +67,8 @@ void devdir_parent_done(struct devdir_parent *p);
 int devdir_open_parent(int devfd, struct devdir_cache *cache, const char *name, bool create,
                        struct devdir_parent *ret);
 
-/* After making something in p's directory failed (-ENOENT): when that directory came from
- * the cache it may have been removed meanwhile, so it leaves the cache and p is opened (made)
+/* After making something in p's directory failed (-ENOENT, or EPERM from O_TMPFILE): when that directory
+ * came from the cache it may have been removed meanwhile, so it leaves the cache and p is opened (made)
  * again for name. 1 when p was reopened (try again), 0 when p did not come from a cache,
  * -errno (p is then closed). */
 int devdir_parent_reopen(int devfd, struct devdir_cache *cache, const char *name, struct devdir_parent *p);
