@@ -353,3 +353,15 @@ int devdir_relative_target(const char *link, const char *target, char **ret)
         *ret = s;
         return 0;
 }
+
+int devdir_symlink_put(int devfd, struct devdir_cache *cache, const char *name, const char *target)
+{
+        _cleanup_(devdir_parent_done) struct devdir_parent dir = DEVDIR_PARENT_NULL;
+        int r = devdir_open_parent(devfd, cache, name, true, &dir);
+        if (r < 0)
+                return r;
+        r = devdir_symlink_replace(dir.fd, dir.leaf, target);
+        if (r == -ENOENT && devdir_parent_reopen(devfd, cache, name, &dir) > 0)
+                r = devdir_symlink_replace(dir.fd, dir.leaf, target);
+        return r;
+}

@@ -90,6 +90,11 @@ int devdir_tmp_name(char buf[static DEVDIR_TMP_SIZE]);
  * this target. */
 int devdir_symlink_replace(int dirfd, const char *leaf, const char *target);
 
+/* The same for name (a valid name) below the root, its missing directories made; with a cache
+ * (may be NULL), its directory is taken from there, and opened anew once when it was removed
+ * meanwhile. */
+int devdir_symlink_put(int devfd, struct devdir_cache *cache, const char *name, const char *target);
+
 /* The relative target for a symlink called `link` (a valid name) that points to `target`
  * (a valid name), both relative to the same root: e.g. "disk/by-id/x" -> "sda" gives
  * "../../sda", "bus/usb/x" -> "bus/usb/001/002" gives "001/002". New string in *ret. */

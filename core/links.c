@@ -502,31 +502,52 @@ static int link_resolve_at(int devfd, struct devdir_cache *devdirs, struct claim
         return link_apply(devfd, devdirs, cr, link, cdir >= 0, r > 0 ? &best : NULL);
 }
 
+/* The best claim on link, whichever form its claims take (root: the claims root's fd, or the
+ * -errno of opening it). 1 with *best filled, 0 when there is none; *ret_marked tells whether
+ * the claims root has an entry for the link (a claim directory, even empty, or a single claim,
+ * even unreadable). */
+static int claims_owner(int root, const char *link, struct claim *best, bool *ret_marked)
+{
+        _cleanup_free_ char *esc = NULL;
+
+        *ret_marked = false;
+        if (root < 0)
+                return root == -ENOENT ? 0 : root;
+        if (escape_name(link, &esc) < 0)
+                return -ENOMEM;
+        int r = single_read(root, esc, best);
+        if (r == -ENOENT)
+                return 0;
+        if (r > 0 || r == -EBADMSG) {
+                *ret_marked = true;
+                if (r > 0 && streq(best->link, link))
+                        return 1;
+                if (r > 0)
+                        claim_clear(best); /* another link's (a hash clash): none for this one */
+                return 0;
+        }
+        if (r < 0)
+                return r;
+        _cleanup_close_ int cdir = claims_dir_open(root, link, false, NULL);
+        if (cdir == -ENOENT)
+                return 0;
+        if (cdir < 0)
+                return cdir;
+        *ret_marked = true;
+        return claims_best(cdir, link, NULL, best, NULL);
+}
+
 /* Makes /dev/<link> match its claims; with had_claims, the caller just dropped one, so without
- * claims the link goes even when no claim directory marks it. */
+ * claims the link goes even when nothing in the claims root marks it. */
 static int link_resolve(int devfd, struct devdir_cache *devdirs, struct claims_root *cr, const char *link,
                         bool had_claims)
 {
-        int root = claims_root_fd(cr);
-        if (root >= 0) {
-                _cleanup_free_ char *esc = NULL;
-                struct claim single;
-                if (escape_name(link, &esc) < 0)
-                        return -ENOMEM;
-                int r = single_read(root, esc, &single);
-                if (r > 0 && streq(single.link, link))
-                        return link_apply(devfd, devdirs, cr, link, true, &single);
-                if (r > 0)
-                        claim_clear(&single); /* another link's (a hash clash): none for this one */
-                if (r > 0 || r == -EBADMSG)
-                        return link_apply(devfd, devdirs, cr, link, true, NULL);
-                if (r < 0 && r != -ENOENT)
-                        return r;
-        }
-        _cleanup_close_ int cdir = claims_dir_open(root, link, false, NULL);
-        if (cdir == -ENOENT && had_claims)
-                return link_apply(devfd, devdirs, cr, link, true, NULL);
-        return link_resolve_at(devfd, devdirs, cr, cdir, link);
+        struct claim best;
+        bool marked;
+        int r = claims_owner(claims_root_fd(cr), link, &best, &marked);
+        if (r < 0)
+                return r;
+        return link_apply(devfd, devdirs, cr, link, marked || had_claims, r > 0 ? &best : NULL);
 }
 
 /* Makes /dev/<link> point to the owner best (cleared here), or removes it when best is NULL;
@@ -553,7 +574,6 @@ static int link_apply(int devfd, struct devdir_cache *devdirs, struct claims_roo
         }
 
         _cleanup_free_ char *target = NULL;
-        _cleanup_(devdir_parent_done) struct devdir_parent dir = DEVDIR_PARENT_NULL;
 
         if (streq(best->devname, link)) {
                 claim_clear(best);
@@ -563,12 +583,7 @@ static int link_apply(int devfd, struct devdir_cache *devdirs, struct claims_roo
         claim_clear(best);
         if (r < 0)
                 return r;
-        r = devdir_open_parent(devfd, devdirs, link, true, &dir);
-        if (r < 0)
-                return r;
-        r = devdir_symlink_replace(dir.fd, dir.leaf, target);
-        if (r == -ENOENT && devdir_parent_reopen(devfd, devdirs, link, &dir) > 0)
-                r = devdir_symlink_replace(dir.fd, dir.leaf, target);
+        r = devdir_symlink_put(devfd, devdirs, link, target);
         return r < 0 ? r : 0;
 }
 
@@ -605,8 +620,9 @@ static int claim_record(int priority, uint64_t seq, const char *devname, const c
 }
 
 /* Writes device_id's claim on link. Returns 1 when it wrote one, with the link's owner now
- * (the best of the new claim and the others) in *ret_owner, which the caller clears; 0 when the
- * claim was already there unchanged (the owner is then not computed). */
+ * (the best of the new claim and the others) in *ret_owner, which the caller clears, and also
+ * when the link's single claim is device_id's, unchanged (that claim is the owner); 0 when the
+ * claim was already there unchanged among others (the owner is then not computed). */
 static int claim_write(struct claims_root *cr, const char *link, const char *device_id, const char *devname,
                        int priority, struct claim *ret_owner)
 {
@@ -640,10 +656,11 @@ static int claim_write(struct claims_root *cr, const char *link, const char *dev
         r = single_read(root, esc, &mine);
         if (r > 0) {
                 bool me = streq(mine.device_id, device_id) && streq(mine.link, link);
-                bool same = me && mine.priority == priority && streq(mine.devname, devname);
+                if (me && mine.priority == priority && streq(mine.devname, devname)) {
+                        *ret_owner = mine; /* a change event: the link is only repaired */
+                        return 1;
+                }
                 claim_clear(&mine);
-                if (same)
-                        return 0;
                 if (me) {
                         r = devdir_symlink_replace(root, esc, record);
                         if (r < 0)
@@ -1084,31 +1101,13 @@ int links_gc(int devfd, int runfd, bool (*is_live)(const char *device_id, void *
 
 int links_get_owner(int runfd, const char *link, char **ret_device_id, char **ret_devname)
 {
-        _cleanup_close_ int cdir = -1;
         struct claim best = {0};
-        int r;
+        bool marked;
 
         if (!devdir_name_valid(link))
                 return -EINVAL;
         _cleanup_close_ int root = claims_root_open(runfd, false);
-        _cleanup_free_ char *esc = NULL;
-        if (root >= 0 && escape_name(link, &esc) < 0)
-                return -ENOMEM;
-        r = root >= 0 ? single_read(root, esc, &best) : root;
-        if (r > 0 && !streq(best.link, link)) { /* another link's (a hash clash) */
-                claim_clear(&best);
-                return 0;
-        }
-        if (r == -EBADMSG)
-                return 0;
-        if (r == 0 || r == -ENOENT) { /* the directory form, or none */
-                cdir = claims_dir_open(root, link, false, NULL);
-                if (cdir == -ENOENT)
-                        return 0;
-                if (cdir < 0)
-                        return cdir;
-                r = claims_best(cdir, link, NULL, &best, NULL);
-        }
+        int r = claims_owner(root, link, &best, &marked);
         if (r <= 0)
                 return r;
 

@@ -129,20 +129,14 @@ static int node_link_devnum(int devfd, struct devdir_cache *devdirs, const char 
                             dev_t devnum)
 {
         _cleanup_free_ char *link = NULL, *target = NULL;
-        _cleanup_(devdir_parent_done) struct devdir_parent dir = DEVDIR_PARENT_NULL;
         int r;
 
         r = node_devnum_link_name(type, devnum, &link);
         if (r < 0)
                 return r;
-        r = devdir_open_parent(devfd, devdirs, link, true, &dir);
-        if (r < 0)
-                return r;
         if (!(target = strfmt_concat("../", name, NULL)))
                 return -ENOMEM;
-        r = devdir_symlink_replace(dir.fd, dir.leaf, target);
-        if (r == -ENOENT && devdir_parent_reopen(devfd, devdirs, link, &dir) > 0)
-                r = devdir_symlink_replace(dir.fd, dir.leaf, target);
+        r = devdir_symlink_put(devfd, devdirs, link, target);
         return r < 0 ? r : 0;
 }
 

@@ -382,6 +382,12 @@ static void test_single_form(void)
         n = readlinkat(runfd, "links/disk\\x2fby-label\\x2fs", buf, sizeof(buf) - 1);
         buf[n > 0 ? n : 0] = 0;
         CHECK_STR(buf, "5\n1\nsda1\nb8:1\ndisk/by-label/s");
+        /* an unchanged claim (a change event) repairs its link */
+        CHECK_INT(unlinkat(devfd, "disk/by-label/s", 0), 0);
+        CHECK_INT(links_update(devfd, NULL, runfd, "b8:1", "sda1", L("disk/by-label/s"),
+                               L("disk/by-label/s"), 5),
+                  0);
+        CHECK_STR(target_of("disk/by-label/s"), "../../sda1");
 
         /* a second claimant: a directory holding both */
         CHECK_INT(links_update(devfd, NULL, runfd, "b8:17", "sdb1", NULL, L("disk/by-label/s"), 5), 0);
