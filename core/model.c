@@ -160,16 +160,17 @@ bool model_iterate(const struct model *m, size_t *it, struct device **ret)
 
 int model_subsystems(const struct model *m, char ***ret)
 {
-        _cleanup_strv_free_ char **l = calloc(1, sizeof(char *));
+        _cleanup_strv_builder_ struct strv_builder l = {0};
         struct hashmap_iter it = HASHMAP_ITER_INIT;
         const void *k;
-        if (!l)
-                return -ENOMEM;
         while (hashmap_iterate(m->by_subsystem, &it, &k, NULL))
-                if (strv_push_copy(&l, k) < 0)
+                if (strv_builder_push_copy(&l, k) < 0)
                         return -ENOMEM;
-        strv_sort(l);
-        *ret = TAKE_PTR(l);
+        strv_sort(l.v);
+        char **v = strv_builder_take(&l);
+        if (!v)
+                return -ENOMEM;
+        *ret = v;
         return 0;
 }
 
@@ -745,31 +746,9 @@ int model_resolve(struct model *m, const char *path, struct device **ret)
 
 /* ---- enumeration ---------------------------------------------------------------------- */
 
-struct collect {
-        char **paths;
-        size_t n, cap;
-};
-
-static int collect_push(struct collect *c, const char *devpath)
-{
-        if (c->n + 2 > c->cap) {
-                size_t cap = c->cap ? c->cap * 2 : 256;
-                char **p = realloc(c->paths, cap * sizeof(char *));
-                if (!p)
-                        return -ENOMEM;
-                c->paths = p;
-                c->cap = cap;
-        }
-        c->paths[c->n] = strdup(devpath);
-        if (!c->paths[c->n])
-                return -ENOMEM;
-        c->paths[++c->n] = NULL;
-        return 0;
-}
-
 /* Depth-first, pre-order walk of real directories (links are never followed): parents
  * are listed before their children. dirfd is consumed. */
-static int walk_devices(int dirfd, char **path, size_t len, bool list_self, struct collect *c)
+static int walk_devices(int dirfd, char **path, size_t len, bool list_self, struct strv_builder *c)
 {
         _cleanup_closedir_ DIR *dir = fdopendir(dirfd);
         struct dirent *de;
@@ -780,7 +759,7 @@ static int walk_devices(int dirfd, char **path, size_t len, bool list_self, stru
                 return negative_errno();
         }
         if (list_self && faccessat(dirfd, "uevent", F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
-                r = collect_push(c, *path);
+                r = strv_builder_push_copy(c, *path);
                 if (r < 0)
                         return r;
         }
@@ -809,7 +788,7 @@ static int walk_devices(int dirfd, char **path, size_t len, bool list_self, stru
         return 0;
 }
 
-static int walk_from(const struct model *m, const char *devpath, struct collect *c)
+static int walk_from(const struct model *m, const char *devpath, struct strv_builder *c)
 {
         _cleanup_free_ char *syspath = path_join(m->root, devpath);
         if (!syspath)
@@ -829,7 +808,7 @@ static int walk_from(const struct model *m, const char *devpath, struct collect 
 }
 
 /* Entries of dir (relative to the root) that are real directories with a uevent file. */
-static int list_real_dirs(const struct model *m, const char *dir, bool recurse_one_level, struct collect *c)
+static int list_real_dirs(const struct model *m, const char *dir, bool recurse_one_level, struct strv_builder *c)
 {
         _cleanup_free_ char *syspath = path_join(m->root, dir);
         if (!syspath)
@@ -838,21 +817,19 @@ static int list_real_dirs(const struct model *m, const char *dir, bool recurse_o
         struct dirent *de;
         if (!d)
                 return 0;
-        _cleanup_strv_free_ char **names = calloc(1, sizeof(char *));
-        if (!names)
-                return -ENOMEM;
+        _cleanup_strv_builder_ struct strv_builder names = {0};
         while ((de = readdir(d)))
-                if (de->d_name[0] != '.' && strv_push_copy(&names, de->d_name) < 0)
+                if (de->d_name[0] != '.' && strv_builder_push_copy(&names, de->d_name) < 0)
                         return -ENOMEM;
-        strv_sort(names);
-        STRV_FOREACH(n, names) {
+        strv_sort(names.v);
+        STRV_FOREACH(n, names.v) {
                 struct stat st;
                 _cleanup_free_ char *rel = NULL, *full = NULL;
                 if (asprintf(&rel, "%s/%s", dir, *n) < 0 || !(full = path_join(m->root, rel)))
                         return -ENOMEM;
                 if (lstat(full, &st) < 0 || !S_ISDIR(st.st_mode))
                         continue;
-                if (has_uevent(full) && collect_push(c, rel) < 0)
+                if (has_uevent(full) && strv_builder_push_copy(c, rel) < 0)
                         return -ENOMEM;
                 if (recurse_one_level) {
                         int r = list_real_dirs(m, rel, false, c);
@@ -865,7 +842,7 @@ static int list_real_dirs(const struct model *m, const char *dir, bool recurse_o
 
 int model_enumerate(const struct model *m, bool subsystems, char ***ret, size_t *ret_n)
 {
-        struct collect c = {0};
+        _cleanup_strv_builder_ struct strv_builder c = {0};
         int r;
 
         if (subsystems) {
@@ -873,15 +850,15 @@ int model_enumerate(const struct model *m, bool subsystems, char ***ret, size_t 
                 _cleanup_free_ char *busdir = path_join(m->root, "bus");
                 _cleanup_closedir_ DIR *d = busdir ? opendir(busdir) : NULL;
                 struct dirent *de;
-                _cleanup_strv_free_ char **buses = calloc(1, sizeof(char *));
-                if (!busdir || !buses)
+                _cleanup_strv_builder_ struct strv_builder buses = {0};
+                if (!busdir)
                         return -ENOMEM;
                 while (d && (de = readdir(d)))
-                        if (de->d_name[0] != '.' && strv_push_copy(&buses, de->d_name) < 0)
+                        if (de->d_name[0] != '.' && strv_builder_push_copy(&buses, de->d_name) < 0)
                                 return -ENOMEM;
-                strv_sort(buses);
+                strv_sort(buses.v);
                 r = 0;
-                STRV_FOREACH(b, buses) {
+                STRV_FOREACH(b, buses.v) {
                         _cleanup_free_ char *rel = NULL, *drivers = NULL;
                         if (asprintf(&rel, "/bus/%s", *b) < 0 || asprintf(&drivers, "/bus/%s/drivers", *b) < 0) {
                                 r = -ENOMEM;
@@ -892,7 +869,7 @@ int model_enumerate(const struct model *m, bool subsystems, char ***ret, size_t 
                                 r = -ENOMEM;
                                 break;
                         }
-                        if (has_uevent(full) && (r = collect_push(&c, rel)) < 0)
+                        if (has_uevent(full) && (r = strv_builder_push_copy(&c, rel)) < 0)
                                 break;
                         if ((r = list_real_dirs(m, drivers, false, &c)) < 0)
                                 break;
@@ -906,14 +883,14 @@ int model_enumerate(const struct model *m, bool subsystems, char ***ret, size_t 
                         _cleanup_free_ char *classdir = path_join(m->root, "class");
                         _cleanup_closedir_ DIR *d = classdir ? opendir(classdir) : NULL;
                         struct dirent *de;
-                        _cleanup_strv_free_ char **classes = calloc(1, sizeof(char *));
-                        if (!classdir || !classes)
+                        _cleanup_strv_builder_ struct strv_builder classes = {0};
+                        if (!classdir)
                                 r = -ENOMEM;
                         while (r >= 0 && d && (de = readdir(d)))
-                                if (de->d_name[0] != '.' && strv_push_copy(&classes, de->d_name) < 0)
+                                if (de->d_name[0] != '.' && strv_builder_push_copy(&classes, de->d_name) < 0)
                                         r = -ENOMEM;
-                        strv_sort(classes);
-                        STRV_FOREACH(cl, classes) {
+                        strv_sort(classes.v);
+                        STRV_FOREACH(cl, classes.v) {
                                 _cleanup_free_ char *rel = NULL;
                                 if (r < 0)
                                         break;
@@ -926,17 +903,15 @@ int model_enumerate(const struct model *m, bool subsystems, char ***ret, size_t 
                 if (r >= 0)
                         r = list_real_dirs(m, "/block", true, &c);
         }
-        if (r < 0) {
-                for (size_t i = 0; i < c.n; i++)
-                        free(c.paths[i]);
-                free(c.paths);
+        if (r < 0)
                 return r;
-        }
-        if (!c.paths && !(c.paths = calloc(1, sizeof(char *))))
+        size_t n = c.n;
+        char **paths = strv_builder_take(&c);
+        if (!paths)
                 return -ENOMEM;
-        *ret = c.paths;
+        *ret = paths;
         if (ret_n)
-                *ret_n = c.n;
+                *ret_n = n;
         return 0;
 }
 

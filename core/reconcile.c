@@ -63,7 +63,8 @@ int reconcile(struct model *m, int devfd, int runfd, const char *run_root, bool 
               struct reconcile_stats *stats)
 {
         struct live live = {.ids = hashmap_new_string()};
-        _cleanup_strv_free_ char **ids = NULL, **add = NULL, **paths = NULL;
+        _cleanup_strv_free_ char **paths = NULL;
+        _cleanup_strv_builder_ struct strv_builder ids = {0}, add = {0};
         _cleanup_free_ char *datadir = path_join(run_root, "data");
         _cleanup_closedir_ DIR *dir = NULL;
         struct dirent *de;
@@ -82,12 +83,11 @@ int reconcile(struct model *m, int devfd, int runfd, const char *run_root, bool 
                 char *id = NULL;
                 if (!d || device_get_id(d, &id) < 0)
                         continue;
-                if (strv_push_copy(&ids, id) < 0 || hashmap_put(live.ids, ids[strv_length(ids) - 1], d) < 0) {
-                        free(id);
+                /* the builder owns id from here */
+                if (strv_builder_push(&ids, id) < 0 || hashmap_put(live.ids, id, d) < 0) {
                         r = -ENOMEM;
                         goto finish;
                 }
-                free(id);
         }
 
         /* database entries of gone devices */
@@ -159,14 +159,15 @@ int reconcile(struct model *m, int devfd, int runfd, const char *run_root, bool 
                         entry = path_join(datadir, id);
                         missing_entry = entry && access(entry, F_OK) < 0;
                 }
-                if ((missing_node || missing_entry) && strv_push_copy(&add, *p) >= 0)
+                if ((missing_node || missing_entry) && strv_builder_push_copy(&add, *p) >= 0)
                         stats->to_add++;
         }
         r = 0;
-        if (!add && !(add = calloc(1, sizeof(char *))))
+        char **v = strv_builder_take(&add);
+        if (!v)
                 r = -ENOMEM;
         else
-                *ret_add = TAKE_PTR(add);
+                *ret_add = v;
 finish:
         hashmap_free(live.ids);
         return r;

@@ -89,6 +89,43 @@ int strv_copy(char *const *l, char ***ret)
         return 0;
 }
 
+int strv_builder_push(struct strv_builder *b, char *s)
+{
+        if (!s)
+                return -ENOMEM;
+        if (b->n + 2 > b->cap) {
+                size_t cap = b->cap ? b->cap * 2 : 16;
+                char **v = reallocarray(b->v, cap, sizeof(char *));
+                if (!v) {
+                        free(s);
+                        return -ENOMEM;
+                }
+                b->v = v;
+                b->cap = cap;
+        }
+        b->v[b->n++] = s;
+        b->v[b->n] = NULL;
+        return 0;
+}
+
+int strv_builder_push_copy(struct strv_builder *b, const char *s)
+{
+        return strv_builder_push(b, strdup(s));
+}
+
+char **strv_builder_take(struct strv_builder *b)
+{
+        char **v = b->v ? b->v : calloc(1, sizeof(char *));
+        *b = (struct strv_builder){0};
+        return v;
+}
+
+void strv_builder_done(struct strv_builder *b)
+{
+        strv_free(b->v);
+        *b = (struct strv_builder){0};
+}
+
 static int cmp(const void *a, const void *b)
 {
         return strcmp(*(char *const *)a, *(char *const *)b);

@@ -27,4 +27,19 @@ char *strv_join(char *const *l, const char *prefix, const char *sep);
 /* Splits at any of the separator characters, skipping empty fields. */
 int strv_split(const char *s, const char *separators, char ***ret);
 
+/* A list built by appending many strings (a directory's entries, every device's path): its
+ * length and capacity are kept, so each append is O(1) where strv_push_copy() walks the list. */
+struct strv_builder {
+        char **v; /* NULL-terminated once anything was appended; owned */
+        size_t n, cap;
+};
+/* Appends a copy of s; 0 or -ENOMEM. */
+int strv_builder_push_copy(struct strv_builder *b, const char *s);
+/* Appends s itself, which the builder then owns (freed on failure too); 0 or -ENOMEM. */
+int strv_builder_push(struct strv_builder *b, char *s);
+/* The list (an empty one when nothing was appended; NULL on ENOMEM); the builder is reset. */
+char **strv_builder_take(struct strv_builder *b);
+void strv_builder_done(struct strv_builder *b);
+#define _cleanup_strv_builder_ _cleanup_(strv_builder_done)
+
 #define STRV_FOREACH(s, l) for (char *const *s = (l); s && *s; s++)

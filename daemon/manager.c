@@ -415,26 +415,26 @@ static int resync(struct manager *m)
         }
 
         /* devices the model has but sysfs no longer shows */
-        _cleanup_strv_free_ char **gone = NULL;
+        _cleanup_strv_builder_ struct strv_builder gone = {0};
         size_t it = 0;
         struct device *d;
         while (model_iterate(m->model, &it, &d))
                 if (!hashmap_get(seen, d->devpath) &&
                     (startswith(d->devpath, "/devices/") || startswith(d->devpath, "/class/") ||
                      startswith(d->devpath, "/block/")))
-                        strv_push_copy(&gone, d->devpath);
+                        (void)strv_builder_push_copy(&gone, d->devpath);
         hashmap_free(seen);
         /* children before parents, so each remove finds its device */
-        strv_sort(gone);
-        for (size_t i = strv_length(gone); i > 0; i--) {
-                struct device *g = model_get(m->model, gone[i - 1]);
+        strv_sort(gone.v);
+        for (size_t i = gone.n; i > 0; i--) {
+                struct device *g = model_get(m->model, gone.v[i - 1]);
                 struct props p = PROPS_INIT;
                 struct uevent *ev = NULL;
                 if (!g)
                         continue;
                 props_copy(&p, &g->props);
                 props_unset_flagged(&p, PROP_DB);
-                r = uevent_new(UEVENT_REMOVE, gone[i - 1], &p, &ev);
+                r = uevent_new(UEVENT_REMOVE, gone.v[i - 1], &p, &ev);
                 props_clear(&p);
                 if (r >= 0 && queue_uevent(m, ev) >= 0)
                         removed++;
