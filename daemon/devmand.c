@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <systemd/sd-daemon.h>
 
@@ -312,6 +313,9 @@ int main(int argc, char **argv)
         int r, status = 1;
 
         log_set_ident(program_invocation_short_name); /* devmand, or udevd (udev-compat-names) */
+        /* After the allocator's re-exec through /proc/self/exe the kernel names the process
+         * "exe": ps, pgrep and init scripts look for the name it was started as. */
+        (void)prctl(PR_SET_NAME, program_invocation_short_name);
         r = parse_args(argc, argv, &a);
         if (r != 0) {
                 status = r > 0 ? 0 : 2;

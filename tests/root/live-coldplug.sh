@@ -34,6 +34,10 @@ daemon=$!
 for _ in $(seq 200); do "$build/daemon/devmanadm" --run "$run" control --ping --timeout=1 2>/dev/null && break; sleep 0.05; done
 adm() { "$build/daemon/devmanadm" --dev "$dev" --run "$run" "$@"; }
 
+# ps, pgrep and init scripts find the daemon by its name, also after its allocator re-exec
+comm=$(cat "/proc/$daemon/comm" 2>/dev/null)
+if [ "$comm" = devmand ]; then ok "the running daemon is named devmand"; else nok "the daemon's name is \"$comm\""; fi
+
 adm trigger --type=subsystems --action=add
 adm trigger --type=devices --action=add
 if adm settle --timeout=60; then ok "settle returns after coldplug"; else nok "settle timed out"; fi
