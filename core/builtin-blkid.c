@@ -128,7 +128,8 @@ static int probe(blkid_probe pr, int fd)
         return r == -2 ? 1 : r < 0 ? -EIO : r;
 }
 
-/* Options as udev's: --offset=N/-oN/-o N, --hint=H/-H H (applied to pr at once), --noraid/-R. */
+/* Options as udev's: --offset=N/-oN/-o N, --hint=H/-H H (applied to pr at once; with pr NULL
+ * the arguments are only checked), --noraid/-R. */
 static int parse_args(int argc, char **argv, blkid_probe pr, int64_t *offset, bool *noraid)
 {
         for (int i = 1; i < argc; i++) {
@@ -154,7 +155,7 @@ static int parse_args(int argc, char **argv, blkid_probe pr, int64_t *offset, bo
                         return log_error_errno(EINVAL, "blkid: unknown argument '%s'", arg);
 
                 if (opt == 'H') {
-                        if (blkid_probe_set_hint(pr, v, 0) < 0)
+                        if (pr && blkid_probe_set_hint(pr, v, 0) < 0)
                                 return log_error_errno(EINVAL, "blkid: cannot use hint '%s'", v);
                         continue;
                 }
@@ -174,24 +175,11 @@ int builtin_blkid(struct builtin_ctx *ctx, struct device *dev, int argc, char **
         if (!devnode)
                 return log_debug_errno(ENOENT, "%s: blkid: no device node", dev->devpath);
 
-        _cleanup_(blkid_free_probep) blkid_probe pr = blkid_new_probe();
-        if (!pr)
-                return log_oom();
         int64_t offset = 0;
         bool noraid = false;
-        int r = parse_args(argc, argv, pr, &offset, &noraid);
+        int r = parse_args(argc, argv, NULL, &offset, &noraid);
         if (r < 0)
                 return r;
-
-        blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_LABEL | BLKID_SUBLKS_UUID | BLKID_SUBLKS_TYPE |
-                                                      BLKID_SUBLKS_SECTYPE | BLKID_SUBLKS_USAGE |
-                                                      BLKID_SUBLKS_VERSION
-#ifdef BLKID_SUBLKS_FSINFO
-                                                      | BLKID_SUBLKS_FSINFO
-#endif
-        );
-        if (noraid)
-                blkid_probe_filter_superblocks_usage(pr, BLKID_FLTR_NOTIN, BLKID_USAGE_RAID);
 
         /* A device that is gone must not be opened through its node: opening a loop (or md) node
          * of a missing minor makes the kernel create that device again (legacy autoload), so an
@@ -223,11 +211,28 @@ int builtin_blkid(struct builtin_ctx *ctx, struct device *dev, int argc, char **
                         return log_debug_errno(r, "%s: blkid: cannot open %s, ignoring", dev->devpath, devnode), 0;
                 return log_debug_errno(r, "%s: blkid: cannot open %s", dev->devpath, devnode);
         }
-        /* An empty device (a loop device with no file yet) holds nothing to find: do not set up
-         * a probe, which looks its disk up in sysfs. */
+        /* An empty device (a loop device with no file yet) holds nothing to find: no probe is
+         * set up (it looks the disk up in sysfs), and libblkid is not entered at all (a storm of
+         * empty loop devices would otherwise bring its code into memory for nothing). */
         uint64_t size;
         if (ioctl(fd, BLKGETSIZE64, &size) == 0 && size == 0)
                 return log_debug_errno(ENODATA, "%s: blkid: %s is empty, nothing to probe", dev->devpath, devnode), 0;
+
+        _cleanup_(blkid_free_probep) blkid_probe pr = blkid_new_probe();
+        if (!pr)
+                return log_oom();
+        r = parse_args(argc, argv, pr, &offset, &noraid);
+        if (r < 0)
+                return r;
+        blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_LABEL | BLKID_SUBLKS_UUID | BLKID_SUBLKS_TYPE |
+                                                      BLKID_SUBLKS_SECTYPE | BLKID_SUBLKS_USAGE |
+                                                      BLKID_SUBLKS_VERSION
+#ifdef BLKID_SUBLKS_FSINFO
+                                                      | BLKID_SUBLKS_FSINFO
+#endif
+        );
+        if (noraid)
+                blkid_probe_filter_superblocks_usage(pr, BLKID_FLTR_NOTIN, BLKID_USAGE_RAID);
         if (blkid_probe_set_device(pr, fd, offset, 0) < 0)
                 return log_debug_errno(EIO, "%s: blkid: cannot set up the probe of %s", dev->devpath, devnode);
 
