@@ -970,12 +970,13 @@ static int overlay_event(struct model *m, struct device *d, const struct uevent 
 
         const char *maj = props_get(&ev->props, "MAJOR"), *min = props_get(&ev->props, "MINOR");
         if (maj && min) {
-                unsigned long ma = strtoul(maj, NULL, 10), mi = strtoul(min, NULL, 10);
-                if (!d->devnum_type && ma > 0 && ma < 4096 && mi < (1u << 20)) {
+                dev_t said = 0;
+                bool valid = uevent_devnum(ev, &said);
+                if (!d->devnum_type && valid) {
                         /* no sysfs `dev` (device already gone): the event is all we have */
-                        d->devnum = makedev(ma, mi);
+                        d->devnum = said;
                         d->devnum_type = streq_ptr(d->subsystem, "block") ? 'b' : 'c';
-                } else if (d->devnum_type && (major(d->devnum) != ma || minor(d->devnum) != mi)) {
+                } else if (d->devnum_type && d->devnum != said) {
                         log_warning("%s: uevent says %s:%s, sysfs dev says %u:%u; using sysfs", d->devpath, maj, min,
                                     major(d->devnum), minor(d->devnum));
                         props_set_uint(&d->props, "MAJOR", major(d->devnum), PROP_KERNEL);
@@ -1058,8 +1059,8 @@ static bool subsystem_is_class(struct model *m, const char *subsystem)
         if (!v) {
                 _cleanup_free_ char *p = NULL;
                 struct stat st;
-                bool is_class = asprintf(&p, "%s/class/%s", m->root, subsystem) >= 0 && stat(p, &st) == 0 &&
-                                S_ISDIR(st.st_mode);
+                p = strfmt_concat(m->root, "/class/", subsystem, NULL);
+                bool is_class = p && stat(p, &st) == 0 && S_ISDIR(st.st_mode);
                 char *key = strdup(subsystem);
                 v = (void *)(uintptr_t)(is_class ? 1 : 2);
                 if (key && hashmap_put(m->is_class, key, v) < 0)
@@ -1179,22 +1180,20 @@ static int apply_from_event(struct model *m, const struct uevent *ev, struct dev
                 bool trust_event = ev->from_kernel && streq(m->root_real, "/sys");
                 if (!trust_event && asprintf(&path, "%s%s/dev", m->root_real, ev->devpath) < 0)
                         return -ENOMEM;
+                dev_t said = 0;
+                bool valid = uevent_devnum(ev, &said);
                 if (trust_event) {
-                        unsigned long ma = strtoul(maj, NULL, 10), mi = strtoul(min, NULL, 10);
-                        if (ma > 0 && ma < 4096 && mi < (1u << 20))
-                                devnum = makedev(ma, mi);
+                        if (valid)
+                                devnum = said;
                 } else if (read_file_bounded(path, 64, &dev) >= 0) {
                         if (parse_devnum(dev, &devnum) < 0)
                                 log_warning("%s: ignoring malformed dev attribute \"%s\"", d->devpath,
                                             strip_trailing_space(dev));
-                        else if (major(devnum) != strtoul(maj, NULL, 10) || minor(devnum) != strtoul(min, NULL, 10))
+                        else if (devnum != said)
                                 log_warning("%s: uevent says %s:%s, sysfs dev says %u:%u; using sysfs", d->devpath,
                                             maj, min, major(devnum), minor(devnum));
-                } else {
-                        unsigned long ma = strtoul(maj, NULL, 10), mi = strtoul(min, NULL, 10);
-                        if (ma > 0 && ma < 4096 && mi < (1u << 20))
-                                devnum = makedev(ma, mi);
-                }
+                } else if (valid)
+                        devnum = said;
                 if (devnum) {
                         d->devnum = devnum;
                         d->devnum_type = streq(ev->subsystem, "block") ? 'b' : 'c';

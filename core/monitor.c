@@ -140,6 +140,7 @@ int monitor_build_message(const char *dev_root, const char *action, const struct
 
 struct monitor {
         struct nl_sock *sk;
+        int fd; /* sk's, kept: every broadcast sends on it, without a call into libnl */
         char *dev_root;
 };
 
@@ -155,6 +156,7 @@ int monitor_new(const char *dev_root, struct monitor **ret)
         int r = nl_connect(m->sk, NETLINK_KOBJECT_UEVENT);
         if (r < 0)
                 return nl_error_to_errno(r);
+        m->fd = nl_socket_get_fd(m->sk);
         *ret = TAKE_PTR(m);
         return 0;
 }
@@ -179,7 +181,7 @@ int monitor_send_device(struct monitor *m, const char *action, const struct devi
                 return r;
         struct sockaddr_nl dst = {.nl_family = AF_NETLINK, .nl_groups = MONITOR_GROUP_UDEV};
         /* sent on the fd, not nl_sendto(), to see the kernel's errno */
-        ssize_t n = sendto(nl_socket_get_fd(m->sk), buf, len, MSG_DONTWAIT, (struct sockaddr *)&dst, sizeof(dst));
+        ssize_t n = sendto(m->fd, buf, len, MSG_DONTWAIT, (struct sockaddr *)&dst, sizeof(dst));
         if (n < 0) {
                 /* the broadcast went out; only the unicast part to port 0 (the kernel) is
                  * refused, as nobody listens there */

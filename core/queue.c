@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 #include "queue.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <sys/sysmacros.h>
+
+#include "strfmt.h"
 
 static struct event *event_free(struct event *e)
 {
@@ -24,14 +27,11 @@ int event_queue_push(struct event_queue *q, struct uevent *ev, uint64_t now_usec
         e->seqnum = ev->seqnum ? ev->seqnum : q->last_seqnum + 1;
         if (e->seqnum > q->last_seqnum)
                 q->last_seqnum = e->seqnum;
-        const char *maj = props_get(&ev->props, "MAJOR"), *min = props_get(&ev->props, "MINOR");
-        if (maj && min && atoi(maj) > 0) {
-                e->devnum = makedev((unsigned)atoi(maj), (unsigned)atoi(min));
+        if (uevent_devnum(ev, &e->devnum))
                 e->devnum_type = streq_ptr(ev->subsystem, "block") ? 'b' : 'c';
-        }
-        const char *ifindex = props_get(&ev->props, "IFINDEX");
-        if (ifindex)
-                e->ifindex = atoi(ifindex);
+        uint64_t ifindex;
+        if (strfmt_parse_uint(props_get(&ev->props, "IFINDEX"), 10, INT_MAX, &ifindex) == 0)
+                e->ifindex = (int)ifindex;
         e->state = EVENT_QUEUED;
         e->queued_usec = now_usec;
         e->prev = q->tail;

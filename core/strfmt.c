@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "strfmt.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,23 @@ static void list_copy(char *p, const char *first, va_list ap)
                 p += l;
         }
         *p = '\0';
+}
+
+int strfmt_parse_uint(const char *s, unsigned base, uint64_t max, uint64_t *ret)
+{
+        uint64_t v = 0;
+        if (!s || !*s || (base != 8 && base != 10))
+                return -EINVAL;
+        for (; *s; s++) {
+                unsigned d = (unsigned char)*s - '0';
+                if (d >= base)
+                        return -EINVAL;
+                if (d > max || v > (max - d) / base)
+                        return -ERANGE;
+                v = v * base + d;
+        }
+        *ret = v;
+        return 0;
 }
 
 char *strfmt_concat(const char *first, ...)

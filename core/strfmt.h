@@ -5,7 +5,8 @@
  *
  * strfmt_uint() writes into a caller buffer and returns a pointer into it; strfmt_concat()
  * returns a new heap string owned by the caller, or NULL on ENOMEM; struct strfmt_buf grows
- * one string from many appends (a database entry's lines).
+ * one string from many appends (a database entry's lines). strfmt_parse_uint() reads the
+ * numbers of every uevent (SEQNUM, MAJOR, MINOR) without strtoull()'s locale-aware code.
  */
 #pragma once
 
@@ -21,6 +22,10 @@
 char *strfmt_uint(char buf[static STRFMT_UINT_MAX], uint64_t v);
 /* The same for a signed value ("-5"). */
 char *strfmt_int(char buf[static STRFMT_UINT_MAX], int64_t v);
+
+/* s as a number in base 8 or 10 made of digits only (no sign, space or prefix), at most max:
+ * 0, -EINVAL (not such a number) or -ERANGE (above max). */
+int strfmt_parse_uint(const char *s, unsigned base, uint64_t max, uint64_t *ret);
 
 /* Writes c as udev escapes it, "\xNN" in lower-case hex (4 bytes, no NUL); returns the byte
  * after them. */

@@ -54,9 +54,13 @@ struct sysdir_cache *sysdir_cache_free(struct sysdir_cache *c)
 
 static int open_path(const struct sysdir_cache *c, const char *devpath, size_t len)
 {
-        _cleanup_free_ char *p = NULL;
-        if (asprintf(&p, "%s%.*s", c->root, (int)len, devpath) < 0)
+        size_t rl = strlen(c->root);
+        _cleanup_free_ char *p = malloc(rl + len + 1);
+        if (!p)
                 return -ENOMEM;
+        memcpy(p, c->root, rl);
+        memcpy(p + rl, devpath, len);
+        p[rl + len] = '\0';
         int fd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
         return fd >= 0 ? fd : -errno;
 }

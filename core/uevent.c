@@ -4,6 +4,9 @@
 #include <ctype.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <sys/sysmacros.h>
+
+#include "strfmt.h"
 
 static const char *const action_names[_UEVENT_ACTION_MAX] = {
         [UEVENT_ADD] = "add",       [UEVENT_REMOVE] = "remove", [UEVENT_CHANGE] = "change",
@@ -98,17 +101,21 @@ static int uevent_index(struct uevent *ev, const char **why)
         ev->subsystem = props_get(&ev->props, "SUBSYSTEM");
         s = props_get(&ev->props, "SEQNUM");
         ev->seqnum = 0;
-        if (s) {
-                char *end;
-                errno = 0;
-                unsigned long long v = strtoull(s, &end, 10);
-                if (errno != 0 || end == s || *end != '\0' || s[0] == '-') {
-                        *why = "SEQNUM is not a number";
-                        return -EBADMSG;
-                }
-                ev->seqnum = v;
+        if (s && strfmt_parse_uint(s, 10, UINT64_MAX, &ev->seqnum) < 0) {
+                *why = "SEQNUM is not a number";
+                return -EBADMSG;
         }
         return 0;
+}
+
+bool uevent_devnum(const struct uevent *ev, dev_t *ret)
+{
+        uint64_t ma, mi;
+        if (strfmt_parse_uint(props_get(&ev->props, "MAJOR"), 10, 4095, &ma) < 0 ||
+            strfmt_parse_uint(props_get(&ev->props, "MINOR"), 10, (1u << 20) - 1, &mi) < 0 || ma == 0)
+                return false;
+        *ret = makedev(ma, mi);
+        return true;
 }
 
 int uevent_parse(const char *buf, size_t len, struct uevent **ret, const char **why)

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "macros.h"
 #include "props.h"
@@ -49,6 +50,10 @@ int uevent_parse(const char *buf, size_t len, struct uevent **ret, const char **
 
 /* A synthetic event (coldplug, tests). props may be NULL. */
 int uevent_new(enum uevent_action action, const char *devpath, const struct props *props, struct uevent **ret);
+
+/* The devt its MAJOR and MINOR say, when they are a valid one (major 1..4095, minor below
+ * 2^20, digits only): true, else false with *ret untouched. */
+bool uevent_devnum(const struct uevent *ev, dev_t *ret);
 
 struct uevent *uevent_free(struct uevent *ev);
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct uevent, uevent_free)

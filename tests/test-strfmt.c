@@ -34,6 +34,33 @@ static void test_int(void)
         }
 }
 
+static void test_parse_uint(void)
+{
+        uint64_t v = 99;
+        CHECK_INT(strfmt_parse_uint("0", 10, UINT64_MAX, &v), 0);
+        CHECK_INT(v, 0);
+        CHECK_INT(strfmt_parse_uint("761002", 10, (1u << 20) - 1, &v), 0);
+        CHECK_INT(v, 761002);
+        CHECK_INT(strfmt_parse_uint("18446744073709551615", 10, UINT64_MAX, &v), 0);
+        CHECK(v == UINT64_MAX);
+        CHECK_INT(strfmt_parse_uint("0660", 8, 07777, &v), 0);
+        CHECK_INT(v, 0660);
+        v = 7;
+        /* what strtoull() would take in part or with a sign is refused, v untouched */
+        static const char *const bad[] = {"", "-1", "+1", " 1", "1 ", "0x10", "12a", "1.5"};
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++)
+                CHECK_INT(strfmt_parse_uint(bad[i], 10, UINT64_MAX, &v), -EINVAL);
+        CHECK_INT(strfmt_parse_uint(NULL, 10, UINT64_MAX, &v), -EINVAL);
+        CHECK_INT(strfmt_parse_uint("8", 8, 07777, &v), -EINVAL);
+        CHECK_INT(v, 7);
+        /* above max, and above what 64 bits hold */
+        CHECK_INT(strfmt_parse_uint("4096", 10, 4095, &v), -ERANGE);
+        CHECK_INT(strfmt_parse_uint("5", 10, 4, &v), -ERANGE);
+        CHECK_INT(strfmt_parse_uint("18446744073709551616", 10, UINT64_MAX, &v), -ERANGE);
+        CHECK_INT(strfmt_parse_uint("99999999999999999999999", 10, UINT64_MAX, &v), -ERANGE);
+        CHECK_INT(v, 7);
+}
+
 static void test_hex_escape(void)
 {
         char buf[8];
@@ -129,4 +156,4 @@ static void test_buf(void)
         free(b.s);
 }
 
-TEST_MAIN(TEST(test_uint), TEST(test_int), TEST(test_hex_escape), TEST(test_concat), TEST(test_buf), TEST(test_device_id))
+TEST_MAIN(TEST(test_uint), TEST(test_int), TEST(test_parse_uint), TEST(test_hex_escape), TEST(test_concat), TEST(test_buf), TEST(test_device_id))

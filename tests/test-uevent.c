@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: MIT */
+#include <sys/sysmacros.h>
+
 #include "test-util.h"
 #include "uevent.h"
 
@@ -134,6 +136,37 @@ static void test_devname_safety(void)
         CHECK(!devname_is_safe(longname));
 }
 
+static void test_devnum(void)
+{
+        static const struct {
+                const char *major, *minor;
+                bool valid;
+                unsigned ma, mi;
+        } cases[] = {
+                {"7", "761002", true, 7, 761002},  {"4095", "1048575", true, 4095, 1048575},
+                {"0", "5", false, 0, 0},           {"4096", "0", false, 0, 0},
+                {"8", "1048576", false, 0, 0},     {"8", "-1", false, 0, 0},
+                {" 8", "1", false, 0, 0},          {"8x", "1", false, 0, 0},
+                {NULL, "1", false, 0, 0},          {"8", NULL, false, 0, 0},
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct props p = PROPS_INIT;
+                if (cases[i].major)
+                        props_set(&p, "MAJOR", cases[i].major, PROP_KERNEL);
+                if (cases[i].minor)
+                        props_set(&p, "MINOR", cases[i].minor, PROP_KERNEL);
+                struct uevent *ev = NULL;
+                CHECK_INT(uevent_new(UEVENT_ADD, "/devices/virtual/block/loop1", &p, &ev), 0);
+                props_clear(&p);
+                if (!ev)
+                        continue;
+                dev_t d = 12345;
+                CHECK_INT(uevent_devnum(ev, &d), cases[i].valid);
+                CHECK(d == (cases[i].valid ? makedev(cases[i].ma, cases[i].mi) : 12345));
+                uevent_free(ev);
+        }
+}
+
 static void test_synthetic(void)
 {
         struct uevent *ev = NULL;
@@ -152,4 +185,4 @@ static void test_synthetic(void)
 }
 
 TEST_MAIN(TEST(test_parse_good), TEST(test_parse_move), TEST(test_parse_bad), TEST(test_parse_keys), TEST(test_devname_safety),
-          TEST(test_synthetic))
+          TEST(test_devnum), TEST(test_synthetic))
