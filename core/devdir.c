@@ -251,7 +251,11 @@ int devdir_tmp_name(char buf[static DEVDIR_TMP_SIZE])
         clock_gettime(CLOCK_MONOTONIC, &ts);
         uint64_t rnd = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^ ((uint64_t)(uintptr_t)buf << 12);
         rnd *= 0x9e3779b97f4a7c15ULL; /* spread the bits */
-        snprintf(buf, DEVDIR_TMP_SIZE, DEVDIR_TMP_PREFIX "%016llx", (unsigned long long)rnd);
+        /* by hand: snprintf() would bring printf's code back into memory for every release */
+        char *p = stpcpy(buf, DEVDIR_TMP_PREFIX);
+        for (int shift = 60; shift >= 0; shift -= 4)
+                *p++ = "0123456789abcdef"[(rnd >> shift) & 0xf];
+        *p = '\0';
         return 0;
 }
 

@@ -179,7 +179,7 @@ static int claims_dir_open(int root, const char *link, bool create, bool *ret_cr
 
 static int claim_parse(char *record, struct claim *c)
 {
-        char *f[5], *p = record, *end;
+        char *f[5], *p = record;
 
         for (int i = 0; i < 5; i++) {
                 f[i] = p;
@@ -193,14 +193,14 @@ static int claim_parse(char *record, struct claim *c)
                         return -EBADMSG;
         }
 
-        errno = 0;
-        long prio = strtol(f[0], &end, 10);
-        if (errno || end == f[0] || *end || prio < INT_MIN || prio > INT_MAX)
+        /* the priority may be negative (OPTIONS+="link_priority=-10") */
+        const char *digits = f[0][0] == '-' ? f[0] + 1 : f[0];
+        bool negative = digits != f[0];
+        uint64_t magnitude, seq;
+        if (strfmt_parse_uint(digits, 10, (uint64_t)INT_MAX + negative, &magnitude) < 0 ||
+            strfmt_parse_uint(f[1], 10, UINT64_MAX, &seq) < 0)
                 return -EBADMSG;
-        errno = 0;
-        unsigned long long seq = strtoull(f[1], &end, 10);
-        if (errno || end == f[1] || *end || f[1][0] == '-')
-                return -EBADMSG;
+        int64_t prio = negative ? -(int64_t)magnitude : (int64_t)magnitude;
         if (!devdir_name_valid(f[2]) || !device_id_valid(f[3]) || !devdir_name_valid(f[4]))
                 return -EBADMSG;
 
