@@ -177,11 +177,25 @@ static size_t compact_slots(size_t n)
         return slots;
 }
 
+/* The table size n entries added one by one end up with (grow()): the smallest that keeps the
+ * load at most 3/4. */
+static size_t grown_slots(size_t n)
+{
+        if (n == 0)
+                return 0;
+        size_t slots = MIN_SLOTS;
+        while (slots * 3 < n * 4)
+                slots *= 2;
+        return slots;
+}
+
 int hashmap_compact(struct hashmap *m)
 {
         if (!m)
                 return 0;
-        size_t n = compact_slots(m->n_items);
+        /* Never larger than the table adding them made: a compaction at load 1/2 doubled a
+         * table between 1/2 and 3/4 full, and the idle trim's peak became the daemon's. */
+        size_t n = grown_slots(m->n_items);
         return n == m->n_slots ? 0 : resize(m, n);
 }
 

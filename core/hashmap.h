@@ -34,7 +34,8 @@ int hashmap_put(struct hashmap *m, const void *key, void *value);
 int hashmap_replace(struct hashmap *m, const void *key, void *value, void **old);
 /* Removes the key and returns its value, or NULL. */
 void *hashmap_remove(struct hashmap *m, const void *key);
-/* Rebuilds the table at the size its entries need (load factor at most 1/2; no table when
+/* Rebuilds the table at the size its entries need (the size adding them one by one gives:
+ * load factor at most 3/4, so never a larger table than the current one; no table when
  * empty). Removal already shrinks a table that lost most of its entries; this also undoes what
  * a storm of adds and removes left (a table between 1/8 and 1/2 full), so an idle daemon's
  * tables depend on what it holds, not on its history. 0 or -ENOMEM (the map is unchanged). */

@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 #include "memtrim.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <malloc.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "macros.h"
 
@@ -79,6 +83,101 @@ static int ranges_add(struct ranges *r, unsigned long start, unsigned long end)
  * the rest (madvise() itself) live there. */
 #define STACK_KEEP (64 * 1024)
 
+/* /proc/self/smaps read line by line with read() into a buffer that grows for a long line.
+ * Not stdio and sscanf(): their code is not otherwise used after start-up, and the trim
+ * would fault it in (a few hundred KiB with the kernel's fault-around) only to drop it again,
+ * making itself the daemon's peak. */
+struct line_reader {
+        int fd;
+        char *buf;
+        size_t cap, start, end;
+        bool eof;
+};
+
+/* 1 with the next line in *ret (NUL-terminated, no newline), 0 at the end, -errno. */
+static int next_line(struct line_reader *lr, char **ret)
+{
+        for (;;) {
+                char *nl = lr->end > lr->start ? memchr(lr->buf + lr->start, '\n', lr->end - lr->start) : NULL;
+                if (nl || (lr->eof && lr->start < lr->end)) {
+                        char *line = lr->buf + lr->start;
+                        if (!nl)
+                                nl = lr->buf + lr->end; /* the last line, without a newline */
+                        *nl = '\0';
+                        lr->start = (size_t)(nl - lr->buf) + 1;
+                        if (lr->start > lr->end)
+                                lr->start = lr->end;
+                        *ret = line;
+                        return 1;
+                }
+                if (lr->eof)
+                        return 0;
+                memmove(lr->buf, lr->buf + lr->start, lr->end - lr->start);
+                lr->end -= lr->start;
+                lr->start = 0;
+                if (lr->end + 1 >= lr->cap) {
+                        size_t cap = lr->cap ? lr->cap * 2 : 4096;
+                        char *b = realloc(lr->buf, cap);
+                        if (!b)
+                                return -ENOMEM;
+                        lr->buf = b;
+                        lr->cap = cap;
+                }
+                ssize_t n = read(lr->fd, lr->buf + lr->end, lr->cap - lr->end - 1); /* room for a NUL */
+                if (n < 0 && errno != EINTR)
+                        return negative_errno();
+                if (n == 0)
+                        lr->eof = true;
+                else if (n > 0)
+                        lr->end += (size_t)n;
+        }
+}
+
+/* A number in base 16 or 10 at *p, which moves past it; false when there is none. */
+static bool take_number(const char **p, unsigned base, unsigned long *ret)
+{
+        unsigned long v = 0;
+        const char *s = *p;
+        for (;; s++) {
+                unsigned d;
+                if (*s >= '0' && *s <= '9')
+                        d = (unsigned)(*s - '0');
+                else if (base == 16 && *s >= 'a' && *s <= 'f')
+                        d = (unsigned)(*s - 'a' + 10);
+                else
+                        break;
+                v = v * base + d;
+        }
+        if (s == *p)
+                return false;
+        *p = s;
+        *ret = v;
+        return true;
+}
+
+/* A mapping's line, "start-end perms offset major:minor inode   path": false for any other. */
+static bool parse_mapping(const char *line, unsigned long *start, unsigned long *end, char perms[static 5],
+                          unsigned long *inode, const char **path)
+{
+        const char *p = line;
+        unsigned long ignored;
+        if (!take_number(&p, 16, start) || *p++ != '-' || !take_number(&p, 16, end) || *p++ != ' ')
+                return false;
+        for (int i = 0; i < 4; i++) {
+                if (!*p)
+                        return false;
+                perms[i] = *p++;
+        }
+        perms[4] = '\0';
+        if (*p++ != ' ' || !take_number(&p, 16, &ignored) || *p++ != ' ' || !take_number(&p, 16, &ignored) ||
+            *p++ != ':' || !take_number(&p, 16, &ignored) || *p++ != ' ' || !take_number(&p, 10, inode))
+                return false;
+        while (*p == ' ')
+                p++;
+        *path = p;
+        return true;
+}
+
 /* Collects the mappings whose pages can be dropped: file-backed and not writable, and either
  * shared or private without a private copy of any page (relocated RELRO data is read-only
  * too, but its pages differ from the file and must stay); and the part of the stack deeper
@@ -86,40 +185,43 @@ static int ranges_add(struct ranges *r, unsigned long start, unsigned long end)
  * otherwise keep its pages resident for good). */
 static int collect(struct ranges *out, unsigned long stack_now)
 {
-        _cleanup_fclose_ FILE *f = fopen("/proc/self/smaps", "re");
-        _cleanup_free_ char *line = NULL;
-        size_t cap = 0;
+        struct line_reader lr = {.fd = open("/proc/self/smaps", O_RDONLY | O_CLOEXEC)};
         unsigned long start = 0, end = 0;
         bool pending = false, shared = false;
+        char *line;
+        int r;
 
-        if (!f)
+        if (lr.fd < 0)
                 return negative_errno();
-        while (getline(&line, &cap, f) > 0) {
+        while ((r = next_line(&lr, &line)) > 0) {
                 unsigned long s, e, inode, kb;
                 char perms[5];
-                int path_off = 0;
-                /* a mapping: "start-end perms offset dev inode path" */
-                if (sscanf(line, "%lx-%lx %4s %*x %*x:%*x %lu %n", &s, &e, perms, &inode, &path_off) >= 4) {
-                        if (startswith(line + path_off, "[stack]") && stack_now >= s && stack_now < e &&
+                const char *path, *v;
+                if (parse_mapping(line, &s, &e, perms, &inode, &path)) {
+                        if (startswith(path, "[stack]") && stack_now >= s && stack_now < e &&
                             stack_now - s > STACK_KEEP) {
                                 unsigned long limit = (stack_now - STACK_KEEP) & ~4095UL;
-                                if (limit > s && ranges_add(out, s, limit) < 0)
-                                        return -ENOMEM;
+                                if (limit > s && (r = ranges_add(out, s, limit)) < 0)
+                                        break;
                         }
-                        pending = inode != 0 && perms[1] != 'w' && !strstr(line + path_off, "[v");
+                        pending = inode != 0 && perms[1] != 'w' && !strstr(path, "[v");
                         shared = perms[3] == 's';
                         start = s;
                         end = e;
                         continue;
                 }
                 /* "Anonymous:" closes the fields we need for the current mapping */
-                if (pending && sscanf(line, "Anonymous: %lu kB", &kb) == 1) {
+                if (pending && (v = startswith(line, "Anonymous:"))) {
                         pending = false;
-                        if ((shared || kb == 0) && ranges_add(out, start, end) < 0)
-                                return -ENOMEM;
+                        while (*v == ' ')
+                                v++;
+                        if (take_number(&v, 10, &kb) && (shared || kb == 0) && (r = ranges_add(out, start, end)) < 0)
+                                break;
                 }
         }
-        return 0;
+        close(lr.fd);
+        free(lr.buf);
+        return r < 0 ? r : 0;
 }
 
 int memtrim_idle(void)
