@@ -47,12 +47,21 @@ int memtrim_exec_tuned(char **argv)
                 return -ENOMEM;
         if (setenv("GLIBC_TUNABLES", value, 1) < 0)
                 return negative_errno();
+        /* Every library bound at start-up, before the start-up trim: one that is bound lazily
+         * (libnl-3 is) looks each symbol up at its first call, through the symbol tables of
+         * every library, and brings those tables back into memory after the trim dropped
+         * them. Children do not inherit it: they get the event's environment. */
+        bool bind_set = !getenv("LD_BIND_NOW");
+        if (bind_set && setenv("LD_BIND_NOW", "1", 1) < 0)
+                return negative_errno();
         execv("/proc/self/exe", argv);
         int r = negative_errno();
         if (saved)
                 (void)setenv("GLIBC_TUNABLES", saved, 1);
         else
                 (void)unsetenv("GLIBC_TUNABLES");
+        if (bind_set)
+                (void)unsetenv("LD_BIND_NOW");
         return r;
 }
 

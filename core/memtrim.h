@@ -35,7 +35,8 @@ int memtrim_configure(void);
 
 /* The per-thread cache has no mallopt: it is a tunable read when a program starts. Unless the
  * environment already sets it (the user's choice wins), re-executes the running program with
- * MEMTRIM_TUNABLE added to GLIBC_TUNABLES. Does nothing under valgrind, whose allocator
+ * MEMTRIM_TUNABLE added to GLIBC_TUNABLES (and LD_BIND_NOW=1 unless set: every library's
+ * symbols bound before the start-up trim, none looked up later). Does nothing under valgrind, whose allocator
  * replaces glibc's and which a re-exec would leave. Returns only when nothing was executed:
  * 0 when the tunable is already in force or not wanted, -errno when the exec failed (the
  * caller goes on with the default allocator). */
