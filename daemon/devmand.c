@@ -14,6 +14,7 @@
 #include "log.h"
 #include "manager.h"
 #include "memtrim.h"
+#include "sched-slice.h"
 #include "strv.h"
 #include "sysfs.h"
 
@@ -25,6 +26,7 @@ struct devmand_args {
         int log_target;
         int ready_fd;
         int rcvbuf;
+        uint64_t sched_slice_usec;
         const char *config_file;
         const char *sysfs_root, *dev_root, *run_root;
         char **rules_dirs;
@@ -57,7 +59,8 @@ static void help(void)
                "     --log-target=TARGET     console, kmsg, syslog or auto\n"
                "     --log-level=LEVEL       err, warning, notice, info or debug\n"
                "     --ready-fd=N            write a newline to fd N when ready (s6 readiness)\n"
-               "     --receive-buffer=BYTES  kernel socket receive buffer (default 128 MiB)\n");
+               "     --receive-buffer=BYTES  kernel socket receive buffer (default 128 MiB)\n"
+               "     --sched-slice=USEC      scheduler slice to ask for (default 100, 0 = the kernel's)\n");
 }
 
 enum {
@@ -72,6 +75,7 @@ enum {
         ARG_LOG_LEVEL,
         ARG_READY_FD,
         ARG_RECEIVE_BUFFER,
+        ARG_SCHED_SLICE,
 };
 
 static int push_setting(struct devmand_args *a, const char *key, const char *value)
@@ -105,6 +109,7 @@ static int parse_args(int argc, char **argv, struct devmand_args *a)
                 {"log-level", required_argument, NULL, ARG_LOG_LEVEL},
                 {"ready-fd", required_argument, NULL, ARG_READY_FD},
                 {"receive-buffer", required_argument, NULL, ARG_RECEIVE_BUFFER},
+                {"sched-slice", required_argument, NULL, ARG_SCHED_SLICE},
                 {}
         };
         unsigned v;
@@ -181,6 +186,13 @@ static int parse_args(int argc, char **argv, struct devmand_args *a)
                                 return -EINVAL;
                         }
                         a->rcvbuf = (int)v;
+                        break;
+                case ARG_SCHED_SLICE:
+                        if (devman_parse_unsigned(optarg, &v) < 0 || (v > 0 && (v < 100 || v > 100000))) {
+                                fprintf(stderr, "devmand: invalid --sched-slice (0, or 100 to 100000): %s\n", optarg);
+                                return -EINVAL;
+                        }
+                        a->sched_slice_usec = v;
                         break;
                 default:
                         return -EINVAL; /* getopt printed the reason */
@@ -306,7 +318,8 @@ static int daemonize(struct readiness *rd)
 
 int main(int argc, char **argv)
 {
-        struct devmand_args a = {.log_target = LOG_TARGET_CONSOLE, .ready_fd = -1};
+        struct devmand_args a = {
+                .log_target = LOG_TARGET_CONSOLE, .ready_fd = -1, .sched_slice_usec = SCHED_SLICE_DEFAULT_USEC};
         struct readiness rd = {.pipe_fd = -1, .ready_fd = -1};
         struct devman_config *config = NULL;
         struct manager *m = NULL;
@@ -356,6 +369,11 @@ int main(int argc, char **argv)
         }
         rd.ready_fd = a.ready_fd;
         umask(022);
+        if (!a.once) {
+                r = sched_slice_request(a.sched_slice_usec);
+                if (r < 0)
+                        log_debug_errno(r, "Cannot ask for a scheduler slice of %" PRIu64 " us: %m", a.sched_slice_usec);
+        }
 
         struct manager_options opt = {
                 .config = config,

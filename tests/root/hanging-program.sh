@@ -18,7 +18,7 @@ cleanup() { [ -n "$daemon" ] && kill "$daemon" 2>/dev/null && wait "$daemon" 2>/
 trap cleanup EXIT INT TERM
 cat > "$tmp/rules/50-hang.rules" <<RULES
 ACTION=="change", KERNEL=="null", PROGRAM=="/bin/sh -c 'sleep 4; echo slow'", RESULT=="slow", RUN+="/bin/touch $tmp/null-done"
-ACTION=="change", KERNEL=="zero", RUN+="/bin/touch $tmp/zero-done"
+ACTION=="change", KERNEL=="zero", RUN+="/bin/sh -c 'grep se.slice /proc/\$\$\$\$/sched > $tmp/zero-slice; touch $tmp/zero-done'"
 RULES
 "$build/daemon/devmand" --dev "$dev" --run "$run" --rules-dir "$tmp/rules" --log-level=notice 2>"$tmp/log" &
 daemon=$!
@@ -40,6 +40,20 @@ t2=$(date +%s%N)
 null_ms=$(( (t2 - t0) / 1000000 ))
 [ -e "$tmp/null-done" ] && [ $null_ms -ge 3500 ] && ok "null's event completed after its program ($null_ms ms)" \
     || nok "null's event: done=$([ -e "$tmp/null-done" ] && echo yes || echo no) after $null_ms ms"
+# the daemon asks for a short scheduler slice (Linux 6.12+ honours it); its children do not
+# inherit it (SCHED_FLAG_RESET_ON_FORK)
+slice() { sed -n 's/^se\.slice *: *//p' "$1" 2>/dev/null; }
+kernel=$(uname -r); major=${kernel%%.*}; rest=${kernel#*.}; minor=${rest%%[!0-9]*}
+if [ ! -r "/proc/$daemon/sched" ] || [ "$major" -lt 6 ] || { [ "$major" -eq 6 ] && [ "$minor" -lt 12 ]; }; then
+    echo "ok - scheduler slice not checked: kernel $kernel has no custom slices or no /proc/PID/sched"
+    pass=$((pass + 1))
+else
+    [ "$(slice "/proc/$daemon/sched")" = 100000 ] && ok "the daemon runs with a 100 us slice" \
+        || nok "the daemon's slice is $(slice "/proc/$daemon/sched")"
+    child=$(slice "$tmp/zero-slice")
+    [ -n "$child" ] && [ "$child" != 100000 ] && ok "a RUN program has the kernel's default slice ($child ns)" \
+        || nok "a RUN program's slice: '$child'"
+fi
 kill -0 "$daemon" && ok "daemon alive" || nok "daemon died"
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
