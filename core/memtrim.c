@@ -121,9 +121,11 @@ static int next_line(struct line_reader *lr, char **ret)
                 }
                 if (lr->eof)
                         return 0;
-                memmove(lr->buf, lr->buf + lr->start, lr->end - lr->start);
-                lr->end -= lr->start;
-                lr->start = 0;
+                if (lr->start > 0) {
+                        memmove(lr->buf, lr->buf + lr->start, lr->end - lr->start);
+                        lr->end -= lr->start;
+                        lr->start = 0;
+                }
                 if (lr->end + 1 >= lr->cap) {
                         size_t cap = lr->cap ? lr->cap * 2 : 4096;
                         char *b = realloc(lr->buf, cap);
