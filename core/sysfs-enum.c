@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "macros.h"
+#include "strv.h"
 #include "sysfs.h"
 
 /* getdents64 reads many entries per call; no DIR stream, whose fdopendir() costs an fcntl and
@@ -18,8 +19,7 @@ struct enum_ctx {
         char *root_real; /* realpath of the root, made when a link needs it */
         char *link;      /* readlinkat buffer, grown as needed */
         size_t link_size;
-        char **paths;    /* what is found, owned */
-        size_t n, cap;
+        struct strv_builder paths; /* what is found */
 };
 
 static void enum_ctx_done(struct enum_ctx *c)
@@ -28,29 +28,7 @@ static void enum_ctx_done(struct enum_ctx *c)
                 close(c->rootfd);
         free(c->root_real);
         free(c->link);
-        for (size_t i = 0; i < c->n; i++)
-                free(c->paths[i]);
-        free(c->paths);
-}
-
-/* Takes ownership of path. */
-static int push(struct enum_ctx *c, char *path)
-{
-        if (!path)
-                return -ENOMEM;
-        if (c->n + 2 > c->cap) {
-                size_t cap = c->cap ? c->cap * 2 : 512;
-                char **p = realloc(c->paths, cap * sizeof(char *));
-                if (!p) {
-                        free(path);
-                        return -ENOMEM;
-                }
-                c->paths = p;
-                c->cap = cap;
-        }
-        c->paths[c->n++] = path;
-        c->paths[c->n] = NULL;
-        return 0;
+        strv_builder_done(&c->paths);
 }
 
 static unsigned char entry_type(int dirfd, const struct dirent64 *de)
@@ -190,7 +168,7 @@ static int add_link(struct enum_ctx *c, int dirfd, const char *dir, const char *
                 return r;
         if (r < 0)
                 return 0; /* gone meanwhile, or leads outside the root */
-        return push(c, devpath);
+        return strv_builder_push(&c->paths, devpath);
 }
 
 /* A real directory in a class or block directory: a device of the old layout when it has a
@@ -204,7 +182,7 @@ static int add_dir_if_device(struct enum_ctx *c, int dirfd, const char *dir, con
         if (faccessat(dirfd, uevent, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
                 return 0;
         *ret_added = true;
-        return push(c, path_join(dir, name));
+        return strv_builder_push(&c->paths, path_join(dir, name));
 }
 
 /* Directories inside an old-layout class device or disk directory are devices too, when they
@@ -227,7 +205,7 @@ static int on_device_entry(struct enum_ctx *c, int dirfd, const char *dir, const
         int r = add_dir_if_device(c, dirfd, dir, name, &added);
         if (r < 0 || !added)
                 return r;
-        return for_each_entry(c, c->paths[c->n - 1], on_nested_entry);
+        return for_each_entry(c, c->paths.v[c->paths.n - 1], on_nested_entry);
 }
 
 static int on_class(struct enum_ctx *c, int dirfd, const char *dir, const char *name, unsigned char type)
@@ -287,25 +265,27 @@ int sysfs_enumerate_devices(const char *sysfs_root, char ***ret, size_t *ret_n)
                 return r;
         }
 
-        if (c.n > 0)
-                qsort(c.paths, c.n, sizeof(char *), devpath_compare);
+        struct strv_builder *b = &c.paths;
+        if (b->n > 0)
+                qsort(b->v, b->n, sizeof(char *), devpath_compare);
         size_t n = 0;
-        for (size_t i = 0; i < c.n; i++) {
-                if (n > 0 && streq(c.paths[n - 1], c.paths[i]))
-                        free(c.paths[i]);
+        for (size_t i = 0; i < b->n; i++) {
+                if (n > 0 && streq(b->v[n - 1], b->v[i]))
+                        free(b->v[i]);
                 else
-                        c.paths[n++] = c.paths[i];
+                        b->v[n++] = b->v[i];
         }
-        c.n = n;
-        if (!c.paths && !(c.paths = calloc(1, sizeof(char *)))) {
+        if (b->v)
+                b->v[n] = NULL;
+        b->n = n;
+        char **paths = strv_builder_take(b);
+        if (!paths) {
                 enum_ctx_done(&c);
                 return -ENOMEM;
         }
-        c.paths[n] = NULL;
-        *ret = TAKE_PTR(c.paths);
+        *ret = paths;
         if (ret_n)
                 *ret_n = n;
-        c.n = 0;
         enum_ctx_done(&c);
         return 0;
 }
