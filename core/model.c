@@ -970,13 +970,11 @@ static int overlay_event(struct model *m, struct device *d, const struct uevent 
 
         const char *maj = props_get(&ev->props, "MAJOR"), *min = props_get(&ev->props, "MINOR");
         if (maj && min) {
-                dev_t said = 0;
-                bool valid = uevent_devnum(ev, &said);
-                if (!d->devnum_type && valid) {
+                if (!d->devnum_type && ev->devnum) {
                         /* no sysfs `dev` (device already gone): the event is all we have */
-                        d->devnum = said;
+                        d->devnum = ev->devnum;
                         d->devnum_type = streq_ptr(d->subsystem, "block") ? 'b' : 'c';
-                } else if (d->devnum_type && d->devnum != said) {
+                } else if (d->devnum_type && d->devnum != ev->devnum) {
                         log_warning("%s: uevent says %s:%s, sysfs dev says %u:%u; using sysfs", d->devpath, maj, min,
                                     major(d->devnum), minor(d->devnum));
                         props_set_uint(&d->props, "MAJOR", major(d->devnum), PROP_KERNEL);
@@ -1180,20 +1178,15 @@ static int apply_from_event(struct model *m, const struct uevent *ev, struct dev
                 bool trust_event = ev->from_kernel && streq(m->root_real, "/sys");
                 if (!trust_event && asprintf(&path, "%s%s/dev", m->root_real, ev->devpath) < 0)
                         return -ENOMEM;
-                dev_t said = 0;
-                bool valid = uevent_devnum(ev, &said);
-                if (trust_event) {
-                        if (valid)
-                                devnum = said;
-                } else if (read_file_bounded(path, 64, &dev) >= 0) {
+                if (!trust_event && read_file_bounded(path, 64, &dev) >= 0) {
                         if (parse_devnum(dev, &devnum) < 0)
                                 log_warning("%s: ignoring malformed dev attribute \"%s\"", d->devpath,
                                             strip_trailing_space(dev));
-                        else if (devnum != said)
+                        else if (devnum != ev->devnum)
                                 log_warning("%s: uevent says %s:%s, sysfs dev says %u:%u; using sysfs", d->devpath,
                                             maj, min, major(devnum), minor(devnum));
-                } else if (valid)
-                        devnum = said;
+                } else
+                        devnum = ev->devnum;
                 if (devnum) {
                         d->devnum = devnum;
                         d->devnum_type = streq(ev->subsystem, "block") ? 'b' : 'c';

@@ -27,7 +27,8 @@ int event_queue_push(struct event_queue *q, struct uevent *ev, uint64_t now_usec
         e->seqnum = ev->seqnum ? ev->seqnum : q->last_seqnum + 1;
         if (e->seqnum > q->last_seqnum)
                 q->last_seqnum = e->seqnum;
-        if (uevent_devnum(ev, &e->devnum))
+        e->devnum = ev->devnum;
+        if (e->devnum)
                 e->devnum_type = streq_ptr(ev->subsystem, "block") ? 'b' : 'c';
         uint64_t ifindex;
         if (strfmt_parse_uint(props_get(&ev->props, "IFINDEX"), 10, INT_MAX, &ifindex) == 0)

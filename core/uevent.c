@@ -105,17 +105,13 @@ static int uevent_index(struct uevent *ev, const char **why)
                 *why = "SEQNUM is not a number";
                 return -EBADMSG;
         }
-        return 0;
-}
-
-bool uevent_devnum(const struct uevent *ev, dev_t *ret)
-{
+        /* read once here for the queue and the model */
         uint64_t ma, mi;
-        if (strfmt_parse_uint(props_get(&ev->props, "MAJOR"), 10, 4095, &ma) < 0 ||
-            strfmt_parse_uint(props_get(&ev->props, "MINOR"), 10, (1u << 20) - 1, &mi) < 0 || ma == 0)
-                return false;
-        *ret = makedev(ma, mi);
-        return true;
+        ev->devnum = strfmt_parse_uint(props_get(&ev->props, "MAJOR"), 10, 4095, &ma) == 0 && ma > 0 &&
+                                     strfmt_parse_uint(props_get(&ev->props, "MINOR"), 10, (1u << 20) - 1, &mi) == 0
+                             ? makedev(ma, mi)
+                             : 0;
+        return 0;
 }
 
 int uevent_parse(const char *buf, size_t len, struct uevent **ret, const char **why)

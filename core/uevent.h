@@ -38,6 +38,8 @@ struct uevent {
         const char *devpath;    /* points into props (DEVPATH) */
         const char *devpath_old; /* DEVPATH_OLD for move, else NULL */
         const char *subsystem;  /* SUBSYSTEM, may be NULL */
+        dev_t devnum;           /* what MAJOR and MINOR say when they are a valid devt (major
+                                 * 1..4095, minor below 2^20, digits only), else 0 */
         struct props props;     /* every KEY=VALUE, flagged PROP_KERNEL, including ACTION/DEVPATH/SEQNUM */
         bool from_kernel;       /* parsed from a kernel message (uevent_parse), not made up */
 };
@@ -50,10 +52,6 @@ int uevent_parse(const char *buf, size_t len, struct uevent **ret, const char **
 
 /* A synthetic event (coldplug, tests). props may be NULL. */
 int uevent_new(enum uevent_action action, const char *devpath, const struct props *props, struct uevent **ret);
-
-/* The devt its MAJOR and MINOR say, when they are a valid one (major 1..4095, minor below
- * 2^20, digits only): true, else false with *ret untouched. */
-bool uevent_devnum(const struct uevent *ev, dev_t *ret);
 
 struct uevent *uevent_free(struct uevent *ev);
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct uevent, uevent_free)

@@ -160,9 +160,7 @@ static void test_devnum(void)
                 props_clear(&p);
                 if (!ev)
                         continue;
-                dev_t d = 12345;
-                CHECK_INT(uevent_devnum(ev, &d), cases[i].valid);
-                CHECK(d == (cases[i].valid ? makedev(cases[i].ma, cases[i].mi) : 12345));
+                CHECK(ev->devnum == (cases[i].valid ? makedev(cases[i].ma, cases[i].mi) : 0));
                 uevent_free(ev);
         }
 }
