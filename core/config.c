@@ -8,6 +8,7 @@
 
 #include "log.h"
 #include "macros.h"
+#include "strfmt.h"
 
 #define USEC_PER_SEC UINT64_C(1000000)
 
@@ -32,18 +33,10 @@ const char *devman_resolve_names_to_string(enum resolve_names r)
 
 int devman_parse_unsigned(const char *s, unsigned *ret)
 {
-        char *end;
-        unsigned long v;
-
-        /* strtoul() would accept blanks, a sign and wrap "-1" around: allow digits only. */
-        if (!s || !isdigit((unsigned char)s[0]))
-                return -EINVAL;
-        errno = 0;
-        v = strtoul(s, &end, 10);
-        if (*end != '\0')
-                return -EINVAL;
-        if (errno == ERANGE || v > UINT_MAX)
-                return -ERANGE;
+        uint64_t v;
+        int r = strfmt_parse_uint(s, 10, UINT_MAX, &v); /* digits only: no blanks, no sign */
+        if (r < 0)
+                return r;
         *ret = (unsigned)v;
         return 0;
 }

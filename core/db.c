@@ -71,36 +71,11 @@ static bool db_key_is_valid(const char *k, size_t len)
         return true;
 }
 
-static int parse_u64(const char *s, uint64_t *ret)
-{
-        if (*s < '0' || *s > '9')
-                return -EINVAL;
-        char *end;
-        errno = 0;
-        unsigned long long v = strtoull(s, &end, 10);
-        if (errno || *end)
-                return -EINVAL;
-        *ret = v;
-        return 0;
-}
-
-static int parse_int(const char *s, int *ret)
-{
-        char *end;
-        if (isempty(s))
-                return -EINVAL;
-        errno = 0;
-        long v = strtol(s, &end, 10);
-        if (errno || *end || v < INT_MIN || v > INT_MAX)
-                return -EINVAL;
-        *ret = (int)v;
-        return 0;
-}
-
 /* Applies one "K:value" line; returns a static reason when it is malformed, NULL if used. */
 static const char *db_entry_add_line(struct db_entry *e, char key, const char *value)
 {
         uint64_t u;
+        int64_t n;
         int r;
 
         switch (key) {
@@ -110,15 +85,16 @@ static const char *db_entry_add_line(struct db_entry *e, char key, const char *v
                 r = strv_add_unique(&e->links, value);
                 break;
         case 'L':
-                if (parse_int(value, &e->link_priority) < 0)
+                if (strfmt_parse_int(value, INT_MIN, INT_MAX, &n) < 0)
                         return "link priority is not a number";
+                e->link_priority = (int)n;
                 return NULL;
         case 'I':
-                if (parse_u64(value, &e->usec_initialized) < 0)
+                if (strfmt_parse_uint(value, 10, UINT64_MAX, &e->usec_initialized) < 0)
                         return "initialization time is not a number";
                 return NULL;
         case 'V':
-                if (parse_u64(value, &u) < 0 || u > UINT_MAX)
+                if (strfmt_parse_uint(value, 10, UINT_MAX, &u) < 0)
                         return "version is not a number";
                 e->version = (unsigned)u;
                 return NULL;

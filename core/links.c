@@ -194,13 +194,10 @@ static int claim_parse(char *record, struct claim *c)
         }
 
         /* the priority may be negative (OPTIONS+="link_priority=-10") */
-        const char *digits = f[0][0] == '-' ? f[0] + 1 : f[0];
-        bool negative = digits != f[0];
-        uint64_t magnitude, seq;
-        if (strfmt_parse_uint(digits, 10, (uint64_t)INT_MAX + negative, &magnitude) < 0 ||
-            strfmt_parse_uint(f[1], 10, UINT64_MAX, &seq) < 0)
+        int64_t prio;
+        uint64_t seq;
+        if (strfmt_parse_int(f[0], INT_MIN, INT_MAX, &prio) < 0 || strfmt_parse_uint(f[1], 10, UINT64_MAX, &seq) < 0)
                 return -EBADMSG;
-        int64_t prio = negative ? -(int64_t)magnitude : (int64_t)magnitude;
         if (!devdir_name_valid(f[2]) || !device_id_valid(f[3]) || !devdir_name_valid(f[4]))
                 return -EBADMSG;
 

@@ -74,6 +74,18 @@ int strfmt_parse_uint(const char *s, unsigned base, uint64_t max, uint64_t *ret)
         return 0;
 }
 
+int strfmt_parse_int(const char *s, int64_t min, int64_t max, int64_t *ret)
+{
+        bool negative = s && s[0] == '-';
+        uint64_t magnitude;
+        int r = strfmt_parse_uint(negative ? s + 1 : s, 10, negative ? (uint64_t)-(min + 1) + 1 : (uint64_t)max,
+                                  &magnitude);
+        if (r < 0)
+                return r;
+        *ret = negative ? (int64_t)(0 - magnitude) : (int64_t)magnitude;
+        return 0;
+}
+
 char *strfmt_concat(const char *first, ...)
 {
         va_list ap;

@@ -26,6 +26,8 @@ char *strfmt_int(char buf[static STRFMT_UINT_MAX], int64_t v);
 /* s as a number in base 8 or 10 made of digits only (no sign, space or prefix), at most max:
  * 0, -EINVAL (not such a number) or -ERANGE (above max). */
 int strfmt_parse_uint(const char *s, unsigned base, uint64_t max, uint64_t *ret);
+/* The same with a leading '-' allowed, between min and max (min <= 0 <= max). */
+int strfmt_parse_int(const char *s, int64_t min, int64_t max, int64_t *ret);
 
 /* Writes c as udev escapes it, "\xNN" in lower-case hex (4 bytes, no NUL); returns the byte
  * after them. */

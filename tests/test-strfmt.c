@@ -61,6 +61,26 @@ static void test_parse_uint(void)
         CHECK_INT(v, 7);
 }
 
+static void test_parse_int(void)
+{
+        int64_t v = 99;
+        CHECK_INT(strfmt_parse_int("-10", INT32_MIN, INT32_MAX, &v), 0);
+        CHECK_INT(v, -10);
+        CHECK_INT(strfmt_parse_int("2147483647", INT32_MIN, INT32_MAX, &v), 0);
+        CHECK_INT(v, INT32_MAX);
+        CHECK_INT(strfmt_parse_int("-2147483648", INT32_MIN, INT32_MAX, &v), 0);
+        CHECK_INT(v, INT32_MIN);
+        CHECK_INT(strfmt_parse_int("-9223372036854775808", INT64_MIN, INT64_MAX, &v), 0);
+        CHECK(v == INT64_MIN);
+        v = 7;
+        CHECK_INT(strfmt_parse_int("2147483648", INT32_MIN, INT32_MAX, &v), -ERANGE);
+        CHECK_INT(strfmt_parse_int("-2147483649", INT32_MIN, INT32_MAX, &v), -ERANGE);
+        CHECK_INT(strfmt_parse_int("-", INT32_MIN, INT32_MAX, &v), -EINVAL);
+        CHECK_INT(strfmt_parse_int("--1", INT32_MIN, INT32_MAX, &v), -EINVAL);
+        CHECK_INT(strfmt_parse_int("+1", INT32_MIN, INT32_MAX, &v), -EINVAL);
+        CHECK_INT(v, 7);
+}
+
 static void test_hex_escape(void)
 {
         char buf[8];
@@ -156,4 +176,4 @@ static void test_buf(void)
         free(b.s);
 }
 
-TEST_MAIN(TEST(test_uint), TEST(test_int), TEST(test_parse_uint), TEST(test_hex_escape), TEST(test_concat), TEST(test_buf), TEST(test_device_id))
+TEST_MAIN(TEST(test_uint), TEST(test_int), TEST(test_parse_uint), TEST(test_parse_int), TEST(test_hex_escape), TEST(test_concat), TEST(test_buf), TEST(test_device_id))
