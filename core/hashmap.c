@@ -165,26 +165,14 @@ static int grow(struct hashmap *m)
         return resize(m, m->n_slots ? m->n_slots * 2 : MIN_SLOTS);
 }
 
-/* The table size a map of n entries gets when it is rebuilt: the smallest that keeps the
- * load factor at most 1/2. */
-static size_t compact_slots(size_t n)
+/* The smallest table (a power of two, MIN_SLOTS at least; 0 for no entries) that holds n
+ * entries at a load of at most num/den. */
+static size_t slots_for(size_t n, size_t num, size_t den)
 {
         if (n == 0)
                 return 0;
         size_t slots = MIN_SLOTS;
-        while (slots < n * 2)
-                slots *= 2;
-        return slots;
-}
-
-/* The table size n entries added one by one end up with (grow()): the smallest that keeps the
- * load at most 3/4. */
-static size_t grown_slots(size_t n)
-{
-        if (n == 0)
-                return 0;
-        size_t slots = MIN_SLOTS;
-        while (slots * 3 < n * 4)
+        while (slots * num < n * den)
                 slots *= 2;
         return slots;
 }
@@ -195,7 +183,7 @@ int hashmap_compact(struct hashmap *m)
                 return 0;
         /* Never larger than the table adding them made: a compaction at load 1/2 doubled a
          * table between 1/2 and 3/4 full, and the idle trim's peak became the daemon's. */
-        size_t n = grown_slots(m->n_items);
+        size_t n = slots_for(m->n_items, 3, 4); /* the size grow() gives them, one by one */
         return n == m->n_slots ? 0 : resize(m, n);
 }
 
@@ -206,7 +194,7 @@ static void shrink(struct hashmap *m)
 {
         if (m->n_items > 0 && (m->n_slots <= MIN_SLOTS || m->n_items * 8 > m->n_slots))
                 return;
-        (void)resize(m, compact_slots(m->n_items)); /* out of memory: the larger table stays */
+        (void)resize(m, slots_for(m->n_items, 1, 2)); /* out of memory: the larger table stays */
 }
 
 int hashmap_replace(struct hashmap *m, const void *key, void *value, void **old)

@@ -373,12 +373,11 @@ static int claims_dir_has_entries(int dirfd)
  * second fd, no stdio stream). */
 static int list_dir(int dirfd, bool temporaries, char ***ret)
 {
-        _cleanup_strv_free_ char **v = calloc(1, sizeof(char *));
+        _cleanup_strv_builder_ struct strv_builder names = {0}; /* one entry per link in the system */
         _cleanup_free_ char *buf = NULL;
         const size_t buf_size = 8192;
-        size_t n = 0, cap = 1;
 
-        if (!v || !(buf = malloc(buf_size)))
+        if (!(buf = malloc(buf_size)))
                 return -ENOMEM;
         if (lseek(dirfd, 0, SEEK_SET) < 0)
                 return -errno;
@@ -394,20 +393,14 @@ static int list_dir(int dirfd, bool temporaries, char ***ret)
                         /* ".", "..", temporaries; escaped names never start with '.' */
                         if (temporaries ? !startswith(de->d_name, DEVDIR_TMP_PREFIX) : de->d_name[0] == '.')
                                 continue;
-                        if (n + 1 >= cap) {
-                                /* Doubling: the claims root holds one entry per link in the system. */
-                                char **nv = realloc(v, cap * 2 * sizeof(char *));
-                                if (!nv)
-                                        return -ENOMEM;
-                                v = nv;
-                                cap *= 2;
-                        }
-                        if (!(v[n] = strdup(de->d_name)))
+                        if (strv_builder_push_copy(&names, de->d_name) < 0)
                                 return -ENOMEM;
-                        v[++n] = NULL;
                 }
         }
-        *ret = TAKE_PTR(v);
+        char **v = strv_builder_take(&names);
+        if (!v)
+                return -ENOMEM;
+        *ret = v;
         return 0;
 }
 
