@@ -147,6 +147,16 @@ static struct devdir_cache_slot *cache_take_slot(struct devdir_cache *c)
         return NULL;
 }
 
+/* A cached directory found stale: it leaves the cache unless a caller still uses its fd.
+ * Returns the cache to keep a new fd in: NULL while the old one is in use beside it. */
+static struct devdir_cache *cache_drop(struct devdir_cache *c, struct devdir_cache_slot *s)
+{
+        if (s->pins > 0)
+                return NULL;
+        slot_free(s);
+        return c;
+}
+
 static bool dir_has_name(int fd)
 {
         struct stat st;
@@ -182,10 +192,8 @@ int devdir_open_parent(int devfd, struct devdir_cache *cache, const char *name, 
                 *ret = (struct devdir_parent){.fd = s->fd, .leaf = last + 1, .pinned = s};
                 return 0;
         }
-        if (s && s->pins > 0)
-                cache = NULL; /* still in use: a new fd is not cached beside it */
-        else if (s)
-                slot_free(s);
+        if (s)
+                cache = cache_drop(cache, s);
 
         _cleanup_free_ char *dirs = strndup(name, last - name);
         if (!dirs)
@@ -211,11 +219,7 @@ int devdir_parent_reopen(int devfd, struct devdir_cache *cache, const char *name
         if (!s)
                 return 0;
         devdir_parent_done(p);
-        /* a directory still used elsewhere keeps its slot: the new one is opened beside it */
-        bool in_use = s->pins > 0;
-        if (!in_use)
-                slot_free(s);
-        int r = devdir_open_parent(devfd, in_use ? NULL : cache, name, true, p);
+        int r = devdir_open_parent(devfd, cache_drop(cache, s), name, true, p);
         return r < 0 ? r : 1;
 }
 
