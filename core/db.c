@@ -216,15 +216,8 @@ static int mkdir_p(const char *path, mode_t mode)
         return 0;
 }
 
-/* An empty file, made by mknod(): one call, where open() needs a close() too. Already there
- * is fine. */
-static int make_empty_file(const char *path)
-{
-        return mknodat(AT_FDCWD, path, S_IFREG | 0444, 0) < 0 && errno != EEXIST ? -errno : 0;
-}
-
-/* tags/<tag>/<id> through the run directory's fd: create (add) or remove. */
-static int tag_index_at(const struct db_dirs *rd, const char *tag, const char *id, bool add)
+/* tags/<tag>/<id>: create (add) or remove. */
+static int tag_index(const struct db_dirs *rd, const char *tag, const char *id, bool add)
 {
         _cleanup_free_ char *name = strfmt_concat("tags/", tag, "/", id, NULL);
         _cleanup_(devdir_parent_done) struct devdir_parent p = DEVDIR_PARENT_NULL;
@@ -239,27 +232,6 @@ static int tag_index_at(const struct db_dirs *rd, const char *tag, const char *i
         if (r == -ENOENT && devdir_parent_reopen(rd->runfd, rd->cache, name, &p) > 0)
                 r = mknodat(p.fd, p.leaf, S_IFREG | 0444, 0) < 0 ? -errno : 0;
         return r == -EEXIST ? 0 : r;
-}
-
-/* tags/<tag>/<id>: create (add) or remove. */
-static int tag_index(const struct db_dirs *rd, const char *tag, const char *id, bool add)
-{
-        if (rd->runfd >= 0)
-                return tag_index_at(rd, tag, id, add);
-        _cleanup_free_ char *dir = strfmt_concat(rd->run_dir, "/tags/", tag, NULL);
-        _cleanup_free_ char *file = dir ? path_join(dir, id) : NULL;
-        if (!file)
-                return -ENOMEM;
-        if (!add)
-                return unlink(file) < 0 && errno != ENOENT ? -errno : 0;
-        int r = make_empty_file(file);
-        if (r == -ENOENT) { /* the tag's first device: make its directory */
-                r = mkdir_p(dir, 0755);
-                if (r < 0)
-                        return r;
-                r = make_empty_file(file);
-        }
-        return r;
 }
 
 static int write_all(int fd, const char *buf, size_t len)
@@ -384,19 +356,8 @@ static void drop_stale_tags(const struct db_dirs *rd, const char *id, char **old
 /* A new entry (a device's first event) appears whole by linking an unnamed file in: no
  * temporary name to make and rename. false when that cannot be done (the caller then takes
  * the general way). */
-static bool link_new_entry(const struct db_dirs *rd, const char *data, const char *path, const char *id,
-                           const struct strfmt_buf *text, mode_t mode)
+static bool link_new_entry(const struct db_dirs *rd, const char *id, const struct strfmt_buf *text, mode_t mode)
 {
-        if (rd->runfd < 0) {
-                int fd = open(data, O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
-                if (fd < 0)
-                        return false;
-                bool linked = write_all(fd, strempty(text->s), text->len) >= 0 &&
-                              linkat(fd, "", AT_FDCWD, path, AT_EMPTY_PATH) == 0;
-                close(fd);
-                return linked;
-        }
-
         _cleanup_free_ char *name = path_join("data", id);
         _cleanup_(devdir_parent_done) struct devdir_parent p = DEVDIR_PARENT_NULL;
         if (!name || devdir_open_parent(rd->runfd, rd->cache, name, true, &p) < 0)
@@ -418,9 +379,37 @@ static bool link_new_entry(const struct db_dirs *rd, const char *data, const cha
 
 static int update(const struct db_dirs *rd, struct device *d, bool old_known, char **old_tags);
 
+/* The tools' way in: the run directory opened for one call (made first when create). 0, -ENOENT
+ * when it is missing (and not create), -errno. */
+static int dirs_open(const char *run_dir, bool create, struct db_dirs *ret)
+{
+        int fd = open(run_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0 && errno == ENOENT && create) {
+                int r = mkdir_p(run_dir, 0755);
+                if (r < 0)
+                        return r;
+                fd = open(run_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        }
+        if (fd < 0)
+                return -errno;
+        *ret = (struct db_dirs){.run_dir = run_dir, .runfd = fd};
+        return 0;
+}
+
 int db_update(const char *run_dir, struct device *d)
 {
-        return update(&(struct db_dirs){.run_dir = run_dir, .runfd = -1}, d, false, NULL);
+        struct db_dirs rd;
+        int r = dirs_open(run_dir, true, &rd);
+        if (r < 0)
+                return r;
+        r = db_update_at(&rd, d);
+        close(rd.runfd);
+        return r;
+}
+
+int db_update_at(const struct db_dirs *dirs, struct device *d)
+{
+        return update(dirs, d, false, NULL);
 }
 
 int db_update_known(const struct db_dirs *dirs, struct device *d, char **old_tags)
@@ -475,7 +464,7 @@ static int update(const struct db_dirs *rd, struct device *d, bool old_known, ch
         mode_t mode = new.persist ? 01644 : 0644;
         /* A new entry (a device's first event) appears whole by linking an unnamed file in:
          * no temporary name to make and rename. Anything unusual takes the way below. */
-        if (known_absent && link_new_entry(rd, data, path, id, &text, mode))
+        if (known_absent && link_new_entry(rd, id, &text, mode))
                 goto written;
 
         /* else a temporary renamed over the entry */
@@ -545,19 +534,14 @@ static int delete_id(const struct db_dirs *rd, const char *id, bool load)
                 drop_stale_tags(rd, id, old.tags, NULL);
         }
         db_entry_clear(&old);
-        if (rd->runfd >= 0) {
-                _cleanup_(devdir_parent_done) struct devdir_parent p = DEVDIR_PARENT_NULL;
-                _cleanup_free_ char *name = path_join("data", id);
-                if (!name)
-                        return -ENOMEM;
-                r = devdir_open_parent(rd->runfd, rd->cache, name, false, &p);
-                if (r < 0)
-                        return r == -ENOENT ? 0 : r;
-                return unlinkat(p.fd, p.leaf, 0) < 0 && errno != ENOENT ? -errno : 0;
-        }
-        if (unlink(path) < 0 && errno != ENOENT)
-                return -errno;
-        return 0;
+        _cleanup_(devdir_parent_done) struct devdir_parent p = DEVDIR_PARENT_NULL;
+        _cleanup_free_ char *name = path_join("data", id);
+        if (!name)
+                return -ENOMEM;
+        r = devdir_open_parent(rd->runfd, rd->cache, name, false, &p);
+        if (r < 0)
+                return r == -ENOENT ? 0 : r;
+        return unlinkat(p.fd, p.leaf, 0) < 0 && errno != ENOENT ? -errno : 0;
 }
 
 int db_delete_known(const struct db_dirs *rd, struct device *d)
@@ -576,12 +560,24 @@ int db_delete_known(const struct db_dirs *rd, struct device *d)
 
 int db_delete(const char *run_dir, struct device *d)
 {
-        return db_delete_known(&(struct db_dirs){.run_dir = run_dir, .runfd = -1}, d);
+        struct db_dirs rd;
+        int r = dirs_open(run_dir, false, &rd);
+        if (r < 0)
+                return r == -ENOENT ? 0 : r; /* no run directory: no entry */
+        r = db_delete_known(&rd, d);
+        close(rd.runfd);
+        return r;
 }
 
 int db_delete_id(const char *run_dir, const char *id)
 {
-        return delete_id(&(struct db_dirs){.run_dir = run_dir, .runfd = -1}, id, true);
+        struct db_dirs rd;
+        int r = dirs_open(run_dir, false, &rd);
+        if (r < 0)
+                return r == -ENOENT ? 0 : r;
+        r = delete_id(&rd, id, true);
+        close(rd.runfd);
+        return r;
 }
 
 /* Replaces d's database fields with those of e (taking e's lists). */

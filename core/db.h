@@ -43,13 +43,17 @@ struct model;
  * 0 or -errno. */
 int db_update(const char *run_dir, struct device *d);
 
-/* The daemon's way to the run directory: its fd and a cache of the directories below it (data/,
- * tags/<tag>/) that entries are made in, so that no path is walked from / for each event. */
+/* The way to the run directory: its path, its fd and a cache of the directories below it
+ * (data/, tags/<tag>/) that entries are made in, so that the daemon walks no path from / for
+ * each event. The functions taking a run_dir path open it for the call. */
 struct db_dirs {
         const char *run_dir;
-        int runfd;
+        int runfd;                  /* open (O_PATH is enough) */
         struct devdir_cache *cache; /* may be NULL */
 };
+
+/* db_update() through dirs. */
+int db_update_at(const struct db_dirs *dirs, struct device *d);
 
 /* As db_update(), when the caller knows the tags of the previous entry (old_tags, NULL for
  * none): the file is then not read. For the daemon, whose records hold what it wrote. */

@@ -365,12 +365,18 @@ static int publish_links(struct event_run *run, const char *id)
                             d->udev ? d->udev->link_priority : 0);
 }
 
+/* The database's way in (with run_root set, runfd is open). */
+static struct db_dirs db_dirs_of(const struct process_ctx *ctx)
+{
+        return (struct db_dirs){.run_dir = ctx->run_root, .runfd = ctx->runfd, .cache = ctx->rundirs};
+}
+
 /* 0 or -errno; the caller logs. */
 static int publish_db(struct event_run *run)
 {
         struct process_ctx *ctx = run->ctx;
         struct device *d = run->dev;
-        const struct db_dirs dirs = {.run_dir = ctx->run_root, .runfd = ctx->runfd, .cache = ctx->rundirs};
+        const struct db_dirs dirs = db_dirs_of(ctx);
 
         if (action_of(run) == UEVENT_REMOVE)
                 return db_delete_known(&dirs, d);
@@ -380,7 +386,7 @@ static int publish_db(struct event_run *run)
         if (!u->usec_initialized)
                 u->usec_initialized = now_usec();
         /* the record before the rules is what the entry on disk says, if it was synced */
-        return run->old_synced ? db_update_known(&dirs, d, run->old_tags) : db_update(ctx->run_root, d);
+        return run->old_synced ? db_update_known(&dirs, d, run->old_tags) : db_update_at(&dirs, d);
 }
 
 static void step_publish(struct event_run *run)
@@ -441,8 +447,10 @@ int process_republish(struct process_ctx *ctx, struct device *d)
         if (ctx->runfd >= 0 && d->devname)
                 r = links_update(ctx->devfd, ctx->devdirs, ctx->runfd, id, d->devname, NULL,
                                  d->udev ? d->udev->links : NULL, d->udev ? d->udev->link_priority : 0);
-        if (r >= 0 && ctx->run_root)
-                r = db_update(ctx->run_root, d);
+        if (r >= 0 && ctx->run_root) {
+                const struct db_dirs dirs = db_dirs_of(ctx);
+                r = db_update_at(&dirs, d);
+        }
         return r;
 }
 
