@@ -231,6 +231,35 @@ int node_update(int devfd, struct devdir_cache *devdirs, const char *name, char 
         return node_add_full(devfd, devdirs, name, type, devnum, mode, uid, gid, false);
 }
 
+int node_update_made(int devfd, struct devdir_cache *devdirs, const char *name, char type, dev_t devnum,
+                     mode_t mode, uid_t uid, gid_t gid)
+{
+        _cleanup_(devdir_parent_done) struct devdir_parent dir = DEVDIR_PARENT_NULL;
+        mode_t ifmt = type_bits(type);
+        int r;
+
+        if (!ifmt || !devdir_name_valid(name))
+                return -EINVAL;
+        mode = mode == NODE_MODE_UNSET ? NODE_MODE_DEFAULT : (mode & 07777);
+        uid = uid == NODE_UID_UNSET ? 0 : uid;
+        gid = gid == NODE_GID_UNSET ? 0 : gid;
+        /* as node_add_absent() made it */
+        const struct stat made = {.st_mode = ifmt | NODE_MODE_DEFAULT, .st_rdev = devnum, .st_uid = geteuid(),
+                                  .st_gid = getegid()};
+        if (made.st_uid == uid && made.st_gid == gid && (made.st_mode & 07777) == mode)
+                return node_update(devfd, devdirs, name, type, devnum, mode, uid, gid);
+
+        /* a maker's look-up (no check that a cached directory still has its name): the change
+         * below fails in a directory removed meanwhile, and node_update() then starts afresh */
+        r = devdir_open_parent(devfd, devdirs, name, true, &dir);
+        if (r < 0)
+                return r;
+        r = node_fix_perms(dir.fd, dir.leaf, &made, ifmt, devnum, mode, uid, gid);
+        if (r == -ESTALE)
+                return node_update(devfd, devdirs, name, type, devnum, mode, uid, gid);
+        return r;
+}
+
 int node_add_static(int devfd, const char *name, char type, dev_t devnum, mode_t mode, uid_t uid, gid_t gid)
 {
         return node_add_full(devfd, NULL, name, type, devnum, mode, uid, gid, false);

@@ -50,6 +50,13 @@ int node_add_absent(int devfd, struct devdir_cache *devdirs, const char *name, c
 int node_update(int devfd, struct devdir_cache *devdirs, const char *name, char type, dev_t devnum,
                 mode_t mode, uid_t uid, gid_t gid);
 
+/* node_update() for the node node_add_absent() made in this same event: its state (0600,
+ * owned by the caller) is known, so it is not looked up first — one path walk fewer per added
+ * device. When the owner and mode to give it are already those, or it is no longer there, this
+ * is node_update(). */
+int node_update_made(int devfd, struct devdir_cache *devdirs, const char *name, char type, dev_t devnum,
+                     mode_t mode, uid_t uid, gid_t gid);
+
 /* The same without the "char/M:m" or "block/M:m" link: for static nodes (modules.devname), made
  * before any device exists. The M:m links are devman's record of nodes it made for devices
  * (crash recovery removes those whose device is gone); static nodes have no device to wait for. */

@@ -313,9 +313,9 @@ void process_node_access(const struct device *d, mode_t *ret_mode, uid_t *ret_ui
                             : parse_mode(device_get_property(d, "DEVMODE"), *ret_gid != 0 ? 0660 : NODE_MODE_DEFAULT);
 }
 
-/* Creates (or updates) d's node, and its M:m link unless with_link is false (made already);
- * 0, or -errno (logged by the caller). */
-static int make_node(struct process_ctx *ctx, struct device *d, bool with_link)
+/* Creates (or updates) d's node, and its M:m link unless made is true (the node and its link
+ * were made before the rules, in this event); 0, or -errno (logged by the caller). */
+static int make_node(struct process_ctx *ctx, struct device *d, bool made)
 {
         if (!d->devnum_type || !d->devname)
                 return 0;
@@ -323,7 +323,7 @@ static int make_node(struct process_ctx *ctx, struct device *d, bool with_link)
         uid_t uid;
         gid_t gid;
         process_node_access(d, &mode, &uid, &gid);
-        int r = (with_link ? node_add : node_update)(ctx->devfd, ctx->devdirs, d->devname, d->devnum_type,
+        int r = (made ? node_update_made : node_add)(ctx->devfd, ctx->devdirs, d->devname, d->devnum_type,
                                                      d->devnum, mode, uid, gid);
         if (r > 0)
                 log_debug("%s: created %s %c%u:%u mode %04o", d->devpath, d->devname, d->devnum_type,
@@ -337,7 +337,7 @@ static int publish_node(struct event_run *run)
         struct device *d = run->dev;
 
         if (action_of(run) != UEVENT_REMOVE)
-                return make_node(run->ctx, d, !run->node_made);
+                return make_node(run->ctx, d, run->node_made);
         if (d->devnum_type && d->devname) {
                 int r = node_remove(run->ctx->devfd, run->ctx->devdirs, d->devname, d->devnum_type,
                                     d->devnum);
@@ -441,7 +441,7 @@ int process_republish(struct process_ctx *ctx, struct device *d)
         _cleanup_free_ char *id = NULL;
         int r = 0;
 
-        r = make_node(ctx, d, true);
+        r = make_node(ctx, d, false);
         if (r < 0 || device_get_id(d, &id) < 0)
                 return r;
         if (ctx->runfd >= 0 && d->devname)
