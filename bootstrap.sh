@@ -72,7 +72,7 @@ run)
 test)
     install_deps
     build build
-    build build-asan -Db_sanitize=address,undefined -Db_lundef=false
+    build build-asan -Db_sanitize=address,undefined -Db_lundef=false -Db_lto=false
     echo "== suites: unit fixture root (plain build)"
     meson test -C build --print-errorlogs --no-suite vm --no-suite bench --no-suite soak --no-suite fuzz-long
     echo "== suites: unit fixture root fuzz (ASan+UBSan)"
@@ -82,7 +82,7 @@ test)
     # libFuzzer: only the fuzz targets are built with clang; a bounded run of each (about 2 min)
     if [ ! -f build-fuzz/build.ninja ]; then
         # -Werror stays with the gcc builds: clang has warnings of its own (reported, not fatal here)
-        CC=clang meson setup build-fuzz -Dfuzzing=true -Db_sanitize=address,undefined -Db_lundef=false \
+        CC=clang meson setup build-fuzz -Dfuzzing=true -Db_sanitize=address,undefined -Db_lundef=false -Db_lto=false \
             -Dwerror=false
     fi
     ninja -C build-fuzz tests/fuzz/fuzz-uevent tests/fuzz/fuzz-rules tests/fuzz/fuzz-db tests/fuzz/fuzz-ctrl \
