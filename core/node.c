@@ -165,8 +165,9 @@ static int node_put(int dirfd, const char *leaf, mode_t ifmt, dev_t devnum, mode
         return r;
 }
 
+/* made: the node is the one node_add_absent() made in this event, whose state is known. */
 static int node_add_full(int devfd, struct devdir_cache *devdirs, const char *name, char type, dev_t devnum,
-                         mode_t mode, uid_t uid, gid_t gid, bool devnum_link)
+                         mode_t mode, uid_t uid, gid_t gid, bool devnum_link, bool made)
 {
         _cleanup_(devdir_parent_done) struct devdir_parent dir = DEVDIR_PARENT_NULL;
         mode_t ifmt = type_bits(type);
@@ -188,7 +189,16 @@ static int node_add_full(int devfd, struct devdir_cache *devdirs, const char *na
          * the two leaves at most a dangling link that reconciliation finds (reconcile.c). */
         int link_r = devnum_link ? node_link_devnum(devfd, devdirs, name, type, devnum) : 0;
 
-        r = node_put(dir.fd, dir.leaf, ifmt, devnum, mode, uid, gid);
+        r = -ESTALE;
+        if (made) {
+                /* no look-up first; with nothing to change, node_put() checks it is still there */
+                const struct stat st = {.st_mode = ifmt | NODE_MODE_DEFAULT, .st_rdev = devnum,
+                                        .st_uid = geteuid(), .st_gid = getegid()};
+                if (st.st_uid != uid || st.st_gid != gid || (st.st_mode & 07777) != mode)
+                        r = node_fix_perms(dir.fd, dir.leaf, &st, ifmt, devnum, mode, uid, gid);
+        }
+        if (r == -ESTALE) /* not known, or gone meanwhile */
+                r = node_put(dir.fd, dir.leaf, ifmt, devnum, mode, uid, gid);
         if (r == -ENOENT && devdir_parent_reopen(devfd, devdirs, name, &dir) > 0)
                 r = node_put(dir.fd, dir.leaf, ifmt, devnum, mode, uid, gid);
         if (r < 0)
@@ -222,47 +232,24 @@ int node_add_absent(int devfd, struct devdir_cache *devdirs, const char *name, c
 int node_add(int devfd, struct devdir_cache *devdirs, const char *name, char type, dev_t devnum, mode_t mode,
              uid_t uid, gid_t gid)
 {
-        return node_add_full(devfd, devdirs, name, type, devnum, mode, uid, gid, true);
+        return node_add_full(devfd, devdirs, name, type, devnum, mode, uid, gid, true, false);
 }
 
 int node_update(int devfd, struct devdir_cache *devdirs, const char *name, char type, dev_t devnum,
                 mode_t mode, uid_t uid, gid_t gid)
 {
-        return node_add_full(devfd, devdirs, name, type, devnum, mode, uid, gid, false);
+        return node_add_full(devfd, devdirs, name, type, devnum, mode, uid, gid, false, false);
 }
 
 int node_update_made(int devfd, struct devdir_cache *devdirs, const char *name, char type, dev_t devnum,
                      mode_t mode, uid_t uid, gid_t gid)
 {
-        _cleanup_(devdir_parent_done) struct devdir_parent dir = DEVDIR_PARENT_NULL;
-        mode_t ifmt = type_bits(type);
-        int r;
-
-        if (!ifmt || !devdir_name_valid(name))
-                return -EINVAL;
-        mode = mode == NODE_MODE_UNSET ? NODE_MODE_DEFAULT : (mode & 07777);
-        uid = uid == NODE_UID_UNSET ? 0 : uid;
-        gid = gid == NODE_GID_UNSET ? 0 : gid;
-        /* as node_add_absent() made it */
-        const struct stat made = {.st_mode = ifmt | NODE_MODE_DEFAULT, .st_rdev = devnum, .st_uid = geteuid(),
-                                  .st_gid = getegid()};
-        if (made.st_uid == uid && made.st_gid == gid && (made.st_mode & 07777) == mode)
-                return node_update(devfd, devdirs, name, type, devnum, mode, uid, gid);
-
-        /* a maker's look-up (no check that a cached directory still has its name): the change
-         * below fails in a directory removed meanwhile, and node_update() then starts afresh */
-        r = devdir_open_parent(devfd, devdirs, name, true, &dir);
-        if (r < 0)
-                return r;
-        r = node_fix_perms(dir.fd, dir.leaf, &made, ifmt, devnum, mode, uid, gid);
-        if (r == -ESTALE)
-                return node_update(devfd, devdirs, name, type, devnum, mode, uid, gid);
-        return r;
+        return node_add_full(devfd, devdirs, name, type, devnum, mode, uid, gid, false, true);
 }
 
 int node_add_static(int devfd, const char *name, char type, dev_t devnum, mode_t mode, uid_t uid, gid_t gid)
 {
-        return node_add_full(devfd, NULL, name, type, devnum, mode, uid, gid, false);
+        return node_add_full(devfd, NULL, name, type, devnum, mode, uid, gid, false, false);
 }
 
 int node_remove(int devfd, struct devdir_cache *devdirs, const char *name, char type, dev_t devnum)
