@@ -238,12 +238,6 @@ int node_add(int devfd, struct devdir_cache *devdirs, const char *name, char typ
 int node_update(int devfd, struct devdir_cache *devdirs, const char *name, char type, dev_t devnum,
                 mode_t mode, uid_t uid, gid_t gid)
 {
-        return node_add_full(devfd, devdirs, name, type, devnum, mode, uid, gid, false, false);
-}
-
-int node_update_made(int devfd, struct devdir_cache *devdirs, const char *name, char type, dev_t devnum,
-                     mode_t mode, uid_t uid, gid_t gid)
-{
         return node_add_full(devfd, devdirs, name, type, devnum, mode, uid, gid, false, true);
 }
 

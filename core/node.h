@@ -44,18 +44,13 @@ int node_add(int devfd, struct devdir_cache *devdirs, const char *name, char typ
  * Returns 1 when the node was made, 0 when the name was taken, -errno. */
 int node_add_absent(int devfd, struct devdir_cache *devdirs, const char *name, char type, dev_t devnum);
 
-/* The same without touching the "char/M:m" or "block/M:m" link: for a node whose link the
- * caller made already (node_add earlier in the same event), only the node is brought to mode
- * and owner. */
+/* node_add() for the node node_add_absent() made in this same event, with its "char/M:m" or
+ * "block/M:m" link: the link is left alone, and the node is brought to mode and owner from the
+ * state node_add_absent() gave it (0600, owned by the caller) without looking it up first —
+ * one path walk fewer per added device. When there is nothing to change, or the node is no
+ * longer there, it is looked up and made or fixed as node_add() does. */
 int node_update(int devfd, struct devdir_cache *devdirs, const char *name, char type, dev_t devnum,
                 mode_t mode, uid_t uid, gid_t gid);
-
-/* node_update() for the node node_add_absent() made in this same event: its state (0600,
- * owned by the caller) is known, so it is not looked up first — one path walk fewer per added
- * device. When the owner and mode to give it are already those, or it is no longer there, this
- * is node_update(). */
-int node_update_made(int devfd, struct devdir_cache *devdirs, const char *name, char type, dev_t devnum,
-                     mode_t mode, uid_t uid, gid_t gid);
 
 /* The same without the "char/M:m" or "block/M:m" link: for static nodes (modules.devname), made
  * before any device exists. The M:m links are devman's record of nodes it made for devices

@@ -323,7 +323,7 @@ static int make_node(struct process_ctx *ctx, struct device *d, bool made)
         uid_t uid;
         gid_t gid;
         process_node_access(d, &mode, &uid, &gid);
-        int r = (made ? node_update_made : node_add)(ctx->devfd, ctx->devdirs, d->devname, d->devnum_type,
+        int r = (made ? node_update : node_add)(ctx->devfd, ctx->devdirs, d->devname, d->devnum_type,
                                                      d->devnum, mode, uid, gid);
         if (r > 0)
                 log_debug("%s: created %s %c%u:%u mode %04o", d->devpath, d->devname, d->devnum_type,

@@ -234,7 +234,7 @@ static void test_update_made(void)
 
         /* owner and mode changed; the M:m link left as it was made */
         CHECK_INT(node_add_absent(devfd, NULL, "disk/sdz", 'b', makedev(8, 240)), 1);
-        CHECK_INT(node_update_made(devfd, NULL, "disk/sdz", 'b', makedev(8, 240), 0660, 0, 6), 0);
+        CHECK_INT(node_update(devfd, NULL, "disk/sdz", 'b', makedev(8, 240), 0660, 0, 6), 0);
         CHECK(lstat_at("disk/sdz", &st));
         CHECK(S_ISBLK(st.st_mode));
         CHECK_INT(st.st_mode & 07777, 0660);
@@ -244,7 +244,7 @@ static void test_update_made(void)
 
         /* only the mode */
         CHECK_INT(node_add_absent(devfd, NULL, "tty9", 'c', makedev(4, 9)), 1);
-        CHECK_INT(node_update_made(devfd, NULL, "tty9", 'c', makedev(4, 9), 0620, NODE_UID_UNSET, NODE_GID_UNSET), 0);
+        CHECK_INT(node_update(devfd, NULL, "tty9", 'c', makedev(4, 9), 0620, NODE_UID_UNSET, NODE_GID_UNSET), 0);
         CHECK(lstat_at("tty9", &st));
         CHECK_INT(st.st_mode & 07777, 0620);
         CHECK_INT(st.st_gid, 0);
@@ -252,7 +252,7 @@ static void test_update_made(void)
         /* nothing to change: the node is still checked (here: gone, so made again) */
         CHECK_INT(node_add_absent(devfd, NULL, "loop7", 'b', makedev(7, 7)), 1);
         CHECK_INT(unlinkat(devfd, "loop7", 0), 0);
-        CHECK_INT(node_update_made(devfd, NULL, "loop7", 'b', makedev(7, 7), NODE_MODE_UNSET, NODE_UID_UNSET,
+        CHECK_INT(node_update(devfd, NULL, "loop7", 'b', makedev(7, 7), NODE_MODE_UNSET, NODE_UID_UNSET,
                                    NODE_GID_UNSET), 1);
         CHECK(lstat_at("loop7", &st));
         CHECK(S_ISBLK(st.st_mode));
@@ -261,14 +261,14 @@ static void test_update_made(void)
         /* removed meanwhile, with a change to make: made again, with the owner and mode */
         CHECK_INT(node_add_absent(devfd, NULL, "input/event9", 'c', makedev(13, 73)), 1);
         CHECK_INT(unlinkat(devfd, "input/event9", 0), 0);
-        CHECK_INT(node_update_made(devfd, NULL, "input/event9", 'c', makedev(13, 73), 0640, 0, 13), 1);
+        CHECK_INT(node_update(devfd, NULL, "input/event9", 'c', makedev(13, 73), 0640, 0, 13), 1);
         CHECK(lstat_at("input/event9", &st));
         CHECK(S_ISCHR(st.st_mode));
         CHECK_INT(st.st_rdev, makedev(13, 73));
         CHECK_INT(st.st_mode & 07777, 0640);
         CHECK_INT(st.st_gid, 13);
 
-        CHECK_INT(node_update_made(devfd, NULL, "../x", 'c', makedev(1, 3), 0600, 0, 0), -EINVAL);
+        CHECK_INT(node_update(devfd, NULL, "../x", 'c', makedev(1, 3), 0600, 0, 0), -EINVAL);
 
         umask(old_umask);
         teardown();
