@@ -279,8 +279,7 @@ int builtin_usb_id_run(struct builtin_ctx *ctx, struct device *dev, int argc _un
 {
         _cleanup_(usb_info_done) struct usb_info info = {};
         struct device *usb, *intf = NULL;
-        _cleanup_free_ char *ifnum = NULL;
-        const char *driver = NULL;
+        _cleanup_free_ char *ifnum = NULL, *driver = NULL;
         int r;
 
         if (streq_ptr(builtin_devtype(dev), "usb_device")) {
@@ -292,7 +291,9 @@ int builtin_usb_id_run(struct builtin_ctx *ctx, struct device *dev, int argc _un
                 if (!intf)
                         return -ENODEV;
                 ifnum = builtin_sysattr_opt(ctx, intf, "bInterfaceNumber");
-                driver = intf->driver;
+                /* From sysfs, not the model's record: a child the driver's probe creates (a
+                 * ttyUSB) is processed before the interface's bind event reaches the model. */
+                driver = builtin_sysattr_opt(ctx, intf, "driver");
 
                 _cleanup_free_ char *if_class = NULL;
                 r = builtin_sysattr(ctx, intf, "bInterfaceClass", &if_class);

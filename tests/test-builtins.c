@@ -11,6 +11,7 @@
 #include "builtin-hwdb.h"
 #include "builtin-input_id.h"
 #include "builtin-keyboard.h"
+#include "builtin-util.h"
 #include "builtin.h"
 #include "hwdb-compile.h"
 #include "hwdb.h"
@@ -266,6 +267,13 @@ static void test_usb_id(void)
         CHECK_STR(PROP(d, "ID_REVISION"), "7200");
         CHECK_STR(PROP(d, "ID_TYPE"), "hid");
         CHECK_STR(PROP(d, "ID_USB_INTERFACES"), ":030102:");
+        CHECK_STR(PROP(d, "ID_USB_DRIVER"), "usbhid");
+
+        /* the interface's bind event is still queued (a ttyUSB made by the probe comes first):
+         * the model knows no driver yet, sysfs does */
+        d = dev_of(&f, "/class/input/event6");
+        CHECK_INT(device_set_driver(builtin_find_parent(d, "usb", "usb_interface"), NULL), 0);
+        CHECK_INT(run(&f, d, "usb_id"), 0);
         CHECK_STR(PROP(d, "ID_USB_DRIVER"), "usbhid");
 
         /* a non-ASCII manufacturer: kept in ID_VENDOR (valid UTF-8), raw in _ENC */
