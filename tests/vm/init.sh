@@ -63,7 +63,7 @@ mount -t tmpfs -o nosuid,nodev tmp /tmp
 # modalias (uinput), and the USB host controllers in a fixed order, because USB bus numbers
 # (usb1, usb2 in every devpath below them) follow the order the drivers bind. Everything else
 # (disks, NICs, HID, evdev, usb-storage on hot-plug) is left to the manager's kmod builtin.
-for m in virtio_pci virtio_console uinput ehci_pci xhci_pci; do
+for m in virtio_pci virtio_console uinput ehci_pci; do
     modprobe "$m" || die "modprobe $m"
 done
 # Debugging aid (DEVMAN_VM_PRELOAD=1): every module the hardware needs, before the manager.

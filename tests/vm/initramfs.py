@@ -20,6 +20,10 @@ MODULES = [
     "ahci", "libahci", "libata", "sd_mod",
     "xhci_pci", "xhci_hcd", "ehci_pci", "ehci_hcd", "usb_storage", "usbhid", "hid_generic",
     "e1000", "uinput", "evdev",
+    "ata_piix", "ata_generic", "sr_mod", "cdrom", "sg", "usbserial", "ftdi_sio", "pcspkr",
+    # what else the machine's MODALIASes name, as a distribution's initramfs carries them
+    "acpi_cpufreq", "amd64_edac", "button", "i2c_piix4", "joydev", "kvm_amd", "pcc_cpufreq",
+    "powernow_k8", "psmouse", "qemu_fw_cfg", "serio_raw", "uas",
     "ext4", "vfat", "nls_cp437", "nls_iso8859_1", "nls_utf8",
 ]
 

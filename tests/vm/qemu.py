@@ -109,12 +109,18 @@ def machine_args(imgs):
         "-device", "qemu-xhci,id=xhci",
         "-device", "usb-kbd,bus=xhci.0,id=kbd",
         "-device", "usb-tablet,bus=xhci.0,id=tablet",
+        # a file back-end: usb-serial attaches only to an opened chardev (a null one never is)
+        "-chardev", "file,id=userial,path=" + os.devnull,
+        "-device", "usb-serial,bus=xhci.0,chardev=userial,id=userial",
         "-device", "usb-ehci,id=ehci",
         *blockdev("u0", imgs["usb"]),  # the USB stick's medium; the stick is hot-plugged
         "-netdev", "user,id=n0,restrict=on",
         "-device", "virtio-net-pci,netdev=n0,mac=52:54:00:12:34:01",
         "-netdev", "user,id=n1,restrict=on",
         "-device", "e1000,netdev=n1,mac=52:54:00:12:34:02",
+        "-device", "ide-cd,bus=ide.1,unit=0,id=cd0",  # an empty ATAPI drive on the PIIX IDE
+        "-audiodev", "none,id=snd0",
+        "-machine", "pcspk-audiodev=snd0",  # the PC speaker (pcspkr input device)
         "-rtc", "base=utc",
     ]
 
