@@ -27,8 +27,8 @@ void builtin_kmod_exit(struct builtin_ctx *ctx)
         *slot = NULL;
 }
 
-static void kmod_log(void *data, int priority, const char *file, int line, const char *fn, const char *format,
-                     va_list args)
+static void kmod_log(void *data, int priority, const char *file, int line, const char *fn,
+                     const char *format, va_list args)
 {
         (void)data;
         (void)file;
@@ -76,7 +76,8 @@ int builtin_kmod_setup_level(enum kmod_setup setup, bool rules_load_modules, boo
         return LOG_ERR;
 }
 
-void builtin_kmod_report_setup(const struct builtin_ctx *ctx, bool rules_load_modules, bool kernel_loads_modules)
+void builtin_kmod_report_setup(const struct builtin_ctx *ctx, bool rules_load_modules,
+                               bool kernel_loads_modules)
 {
         _cleanup_free_ char *dir = NULL;
         int r = builtin_kmod_setup(ctx, &dir);
@@ -92,12 +93,13 @@ void builtin_kmod_report_setup(const struct builtin_ctx *ctx, bool rules_load_mo
         else if (!kernel_loads_modules)
                 log_full(level, "The kernel has no module support: `kmod load` in the rules does nothing");
         else if (r == KMOD_SETUP_NO_DIRECTORY)
-                log_full(level,
-                         "The rules load kernel modules (kmod load) but %s does not exist: no module will be "
-                         "loaded and the devices that need one will be missing. Install the modules of the "
-                         "running kernel there (the kernel's package; in an initramfs, its builder's module "
-                         "set)",
-                         dir);
+                log_full(
+                        level,
+                        "The rules load kernel modules (kmod load) but %s does not exist: no module will be "
+                        "loaded and the devices that need one will be missing. Install the modules of the "
+                        "running kernel there (the kernel's package; in an initramfs, its builder's module "
+                        "set)",
+                        dir);
         else
                 log_full(level,
                          "The rules load kernel modules (kmod load) but %s has no modules.dep.bin: modules "
@@ -127,7 +129,8 @@ static struct kmod_state *state_get(struct builtin_ctx *ctx)
                 return s;
         }
         if (r < 0 || asprintf(&etc, "%s/etc/modprobe.d", prefix) < 0 ||
-            asprintf(&run, "%s/run/modprobe.d", prefix) < 0 || asprintf(&usrlib, "%s/usr/lib/modprobe.d", prefix) < 0 ||
+            asprintf(&run, "%s/run/modprobe.d", prefix) < 0 ||
+            asprintf(&usrlib, "%s/usr/lib/modprobe.d", prefix) < 0 ||
             asprintf(&lib, "%s/lib/modprobe.d", prefix) < 0)
                 return s;
         const char *const config[] = {etc, run, usrlib, lib, NULL};
@@ -139,7 +142,8 @@ static struct kmod_state *state_get(struct builtin_ctx *ctx)
         kmod_set_log_fn(s->kmod, kmod_log, NULL);
         r = kmod_load_resources(s->kmod);
         if (r < 0)
-                log_debug_errno(r, "libkmod: cannot load the module indexes of %s, looking up slowly: %m", dir);
+                log_debug_errno(r, "libkmod: cannot load the module indexes of %s, looking up slowly: %m",
+                                dir);
         return s;
 }
 
@@ -163,8 +167,9 @@ static void probe_list(const char *devpath, struct kmod_list *list, bool test)
         kmod_list_foreach(it, list) {
                 struct kmod_module *mod = kmod_module_get_module(it);
                 const char *name = kmod_module_get_name(mod);
-                int r = kmod_module_probe_insert_module(mod, KMOD_PROBE_APPLY_BLACKLIST | (test ? KMOD_PROBE_DRY_RUN : 0),
-                                                        NULL, NULL, NULL, NULL);
+                int r = kmod_module_probe_insert_module(
+                        mod, KMOD_PROBE_APPLY_BLACKLIST | (test ? KMOD_PROBE_DRY_RUN : 0), NULL, NULL, NULL,
+                        NULL);
                 int level = builtin_kmod_result_level(r, true, false);
                 if (r == KMOD_PROBE_APPLY_BLACKLIST) {
                         if (test)
@@ -188,7 +193,8 @@ static int load_one(struct kmod_state *s, const char *devpath, const char *alias
         if (r >= 0 && list)
                 probe_list(devpath, list, test);
         else if (r != -ENOMEM)
-                log_full(builtin_kmod_result_level(r, false, named), "%s: no module for \"%s\"", devpath, alias);
+                log_full(builtin_kmod_result_level(r, false, named), "%s: no module for \"%s\"", devpath,
+                         alias);
         kmod_module_unref_list(list); /* NULL-safe */
         return r == -ENOMEM ? r : 0;
 }

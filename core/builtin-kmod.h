@@ -43,7 +43,8 @@ int builtin_kmod_setup_level(enum kmod_setup setup, bool rules_load_modules, boo
 
 /* Logs builtin_kmod_setup() at builtin_kmod_setup_level(), saying what is missing and what to
  * do. kernel_loads_modules: the running kernel has module support (/proc/modules exists). */
-void builtin_kmod_report_setup(const struct builtin_ctx *ctx, bool rules_load_modules, bool kernel_loads_modules);
+void builtin_kmod_report_setup(const struct builtin_ctx *ctx, bool rules_load_modules,
+                               bool kernel_loads_modules);
 
 /* The log level of one module's result. found: the lookup matched (false: no module has that
  * name or alias); then r is what the probe returned (0, KMOD_PROBE_APPLY_BLACKLIST, -errno).

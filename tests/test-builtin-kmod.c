@@ -26,7 +26,8 @@ static void test_result_level(void)
         CHECK_INT(builtin_kmod_result_level(-EEXIST, true, false), LOG_DEBUG);
         CHECK_INT(builtin_kmod_result_level(0, true, false), LOG_DEBUG);
         CHECK_INT(builtin_kmod_result_level(0, true, true), LOG_DEBUG);
-        CHECK_INT(builtin_kmod_result_level(-ENOENT, false, false), LOG_DEBUG); /* no module for a MODALIAS */
+        CHECK_INT(builtin_kmod_result_level(-ENOENT, false, false),
+                  LOG_DEBUG); /* no module for a MODALIAS */
         /* real failures: a warning */
         CHECK_INT(builtin_kmod_result_level(-ENOENT, false, true), LOG_WARNING); /* named, not found */
         CHECK_INT(builtin_kmod_result_level(-ENOENT, true, false), LOG_WARNING); /* file gone from disk */
