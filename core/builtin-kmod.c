@@ -1,72 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-#include <dlfcn.h>
 #include <libkmod.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include "builtin-kmod.h"
-#include "dlopen-note.h"
 #include "log.h"
 
-/* The library's soname: opened on first use, not linked. */
-#define LIBKMOD_SONAME "libkmod.so.2"
-
-DLOPEN_NOTE(dlopen_note_kmod,
-            "[{\"feature\":\"kmod\",\"description\":\"Loading the kernel modules devices ask for\","
-            "\"priority\":\"recommended\",\"soname\":[\"" LIBKMOD_SONAME "\"]}]");
-
-/* libkmod brings libcrypto, liblzma and libzstd along: loading them costs every process that
- * links it about a millisecond at start (devmanadm trigger and settle are on the boot path) and
- * a daemon whose rules never load a module their memory. They are loaded with the first
- * `kmod load`. The types come from libkmod.h, so a mismatch does not compile. */
-struct kmod_api {
-        void *dl;
-        __typeof__(kmod_new) *new;
-        __typeof__(kmod_unref) *unref;
-        __typeof__(kmod_set_log_fn) *set_log_fn;
-        __typeof__(kmod_load_resources) *load_resources;
-        __typeof__(kmod_module_new_from_lookup) *module_new_from_lookup;
-        __typeof__(kmod_module_unref_list) *module_unref_list;
-        __typeof__(kmod_list_next) *list_next;
-        __typeof__(kmod_module_get_module) *module_get_module;
-        __typeof__(kmod_module_get_name) *module_get_name;
-        __typeof__(kmod_module_probe_insert_module) *module_probe_insert_module;
-        __typeof__(kmod_module_unref) *module_unref;
-};
-
 struct kmod_state {
-        struct kmod_api api;   /* api.dl is NULL until the library is open */
         struct kmod_ctx *kmod; /* NULL when there are no modules */
-        bool unavailable;      /* decided (and logged) once */
 };
-
-/* Opens libkmod and resolves what this builtin calls; on failure nothing stays open. */
-static int kmod_api_open(struct kmod_api *a)
-{
-        a->dl = dlopen(LIBKMOD_SONAME, RTLD_NOW | RTLD_LOCAL);
-        if (!a->dl)
-                return -ENOENT;
-#define RESOLVE(field, symbol)                                                                               \
-        if (!(a->field = (__typeof__(a->field))dlsym(a->dl, #symbol)))                                       \
-                goto missing;
-        RESOLVE(new, kmod_new)
-        RESOLVE(unref, kmod_unref)
-        RESOLVE(set_log_fn, kmod_set_log_fn)
-        RESOLVE(load_resources, kmod_load_resources)
-        RESOLVE(module_new_from_lookup, kmod_module_new_from_lookup)
-        RESOLVE(module_unref_list, kmod_module_unref_list)
-        RESOLVE(list_next, kmod_list_next)
-        RESOLVE(module_get_module, kmod_module_get_module)
-        RESOLVE(module_get_name, kmod_module_get_name)
-        RESOLVE(module_probe_insert_module, kmod_module_probe_insert_module)
-        RESOLVE(module_unref, kmod_module_unref)
-#undef RESOLVE
-        return 0;
-missing:
-        dlclose(a->dl);
-        *a = (struct kmod_api){0};
-        return -ENOSYS;
-}
 
 static void **state_slot(struct builtin_ctx *ctx)
 {
@@ -79,16 +22,13 @@ void builtin_kmod_exit(struct builtin_ctx *ctx)
         struct kmod_state *s = *slot;
         if (!s)
                 return;
-        if (s->kmod)
-                s->api.unref(s->kmod);
-        if (s->api.dl)
-                dlclose(s->api.dl);
+        kmod_unref(s->kmod); /* NULL-safe */
         free(s);
         *slot = NULL;
 }
 
-static void kmod_log(void *data, int priority, const char *file, int line, const char *fn, const char *format,
-                     va_list args)
+static void kmod_log(void *data, int priority, const char *file, int line, const char *fn,
+                     const char *format, va_list args)
 {
         (void)data;
         (void)file;
@@ -105,7 +45,71 @@ static void kmod_log(void *data, int priority, const char *file, int line, const
         log_full(priority, "libkmod: %s", msg);
 }
 
-/* The state, with libkmod set up on first use; NULL on ENOMEM. */
+int builtin_kmod_setup(const struct builtin_ctx *ctx, char **ret_dir)
+{
+        struct utsname u;
+        const char *prefix = ctx->root && !streq(ctx->root, "/") ? ctx->root : "";
+        _cleanup_free_ char *dir = NULL, *dep = NULL;
+        if (uname(&u) < 0)
+                return negative_errno();
+        if (asprintf(&dir, "%s/lib/modules/%s", prefix, u.release) < 0 ||
+            asprintf(&dep, "%s/modules.dep.bin", dir) < 0)
+                return -ENOMEM;
+        struct stat st;
+        int r = KMOD_SETUP_READY;
+        if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+                r = KMOD_SETUP_NO_DIRECTORY;
+        else if (access(dep, F_OK) < 0)
+                r = KMOD_SETUP_NO_INDEX;
+        if (ret_dir)
+                *ret_dir = TAKE_PTR(dir);
+        return r;
+}
+
+int builtin_kmod_setup_level(enum kmod_setup setup, bool rules_load_modules, bool kernel_loads_modules)
+{
+        if (setup == KMOD_SETUP_READY || !rules_load_modules)
+                return LOG_DEBUG;
+        /* a kernel without module support has nothing to load: the rules' requests are moot */
+        if (!kernel_loads_modules)
+                return LOG_INFO;
+        return LOG_ERR;
+}
+
+void builtin_kmod_report_setup(const struct builtin_ctx *ctx, bool rules_load_modules,
+                               bool kernel_loads_modules)
+{
+        _cleanup_free_ char *dir = NULL;
+        int r = builtin_kmod_setup(ctx, &dir);
+        if (r < 0) {
+                log_warning_errno(r, "Cannot tell whether kernel modules can be loaded: %m");
+                return;
+        }
+        int level = builtin_kmod_setup_level(r, rules_load_modules, kernel_loads_modules);
+        if (!rules_load_modules)
+                log_full(level, "No rule loads kernel modules");
+        else if (r == KMOD_SETUP_READY)
+                log_full(level, "Kernel modules are loaded from %s", dir);
+        else if (!kernel_loads_modules)
+                log_full(level, "The kernel has no module support: `kmod load` in the rules does nothing");
+        else if (r == KMOD_SETUP_NO_DIRECTORY)
+                log_full(
+                        level,
+                        "The rules load kernel modules (kmod load) but %s does not exist: no module will be "
+                        "loaded and the devices that need one will be missing. Install the modules of the "
+                        "running kernel there (the kernel's package; in an initramfs, its builder's module "
+                        "set)",
+                        dir);
+        else
+                log_full(level,
+                         "The rules load kernel modules (kmod load) but %s has no modules.dep.bin: modules "
+                         "will be found slowly or not at all. Run `depmod` for this kernel",
+                         dir);
+}
+
+/* The state, with libkmod set up on first use (its context reads the configuration and maps the
+ * module indexes: a daemon whose rules never load a module never pays for them); NULL on
+ * ENOMEM. */
 static struct kmod_state *state_get(struct builtin_ctx *ctx)
 {
         void **slot = state_slot(ctx);
@@ -116,77 +120,82 @@ static struct kmod_state *state_get(struct builtin_ctx *ctx)
                 return NULL;
         *slot = s;
 
-        struct utsname u;
         const char *prefix = ctx->root && !streq(ctx->root, "/") ? ctx->root : "";
         _cleanup_free_ char *dir = NULL, *etc = NULL, *run = NULL, *lib = NULL, *usrlib = NULL;
-        if (uname(&u) < 0 || asprintf(&dir, "%s/lib/modules/%s", prefix, u.release) < 0 ||
-            asprintf(&etc, "%s/etc/modprobe.d", prefix) < 0 || asprintf(&run, "%s/run/modprobe.d", prefix) < 0 ||
-            asprintf(&usrlib, "%s/usr/lib/modprobe.d", prefix) < 0 ||
-            asprintf(&lib, "%s/lib/modprobe.d", prefix) < 0) {
-                s->unavailable = true;
-                return s;
-        }
-        struct stat st;
-        if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+        int r = builtin_kmod_setup(ctx, &dir);
+        if (r == KMOD_SETUP_NO_DIRECTORY) {
+                /* the daemon said at start whether that matters (builtin_kmod_report_setup) */
                 log_info("No kernel modules in %s: module loading is disabled", dir);
-                s->unavailable = true;
                 return s;
         }
-        int r = kmod_api_open(&s->api);
-        if (r < 0) {
-                log_warning("Cannot use %s (%s): module loading is disabled", LIBKMOD_SONAME,
-                            r == -ENOENT ? dlerror() : "a function is missing");
-                s->unavailable = true;
+        if (r < 0 || asprintf(&etc, "%s/etc/modprobe.d", prefix) < 0 ||
+            asprintf(&run, "%s/run/modprobe.d", prefix) < 0 ||
+            asprintf(&usrlib, "%s/usr/lib/modprobe.d", prefix) < 0 ||
+            asprintf(&lib, "%s/lib/modprobe.d", prefix) < 0)
                 return s;
-        }
         const char *const config[] = {etc, run, usrlib, lib, NULL};
-        s->kmod = s->api.new(dir, config);
+        s->kmod = kmod_new(dir, config);
         if (!s->kmod) {
-                log_warning("Cannot set up libkmod for %s: module loading is disabled", dir);
-                s->unavailable = true;
+                log_error("Cannot set up libkmod for %s: module loading is disabled", dir);
                 return s;
         }
-        s->api.set_log_fn(s->kmod, kmod_log, NULL);
-        r = s->api.load_resources(s->kmod);
+        kmod_set_log_fn(s->kmod, kmod_log, NULL);
+        r = kmod_load_resources(s->kmod);
         if (r < 0)
-                log_debug_errno(r, "libkmod: cannot load the module indexes of %s, looking up slowly: %m", dir);
+                log_debug_errno(r, "libkmod: cannot load the module indexes of %s, looking up slowly: %m",
+                                dir);
         return s;
 }
 
-static void probe_list(const struct kmod_api *a, const char *devpath, struct kmod_list *list, bool test)
+int builtin_kmod_result_level(int r, bool found, bool named)
 {
-        for (struct kmod_list *it = list; it; it = a->list_next(list, it)) {
-                struct kmod_module *mod = a->module_get_module(it);
-                const char *name = a->module_get_name(mod);
-                int r = a->module_probe_insert_module(mod,
-                                                      KMOD_PROBE_APPLY_BLACKLIST | (test ? KMOD_PROBE_DRY_RUN : 0),
-                                                      NULL, NULL, NULL, NULL);
-                if (r == KMOD_PROBE_APPLY_BLACKLIST) {
-                        if (test)
-                                printf("kmod: deny-listed %s\n", name);
-                        log_debug("%s: module %s is deny-listed", devpath, name);
-                } else if (r == -ENOENT)
-                        log_debug("%s: module %s not found", devpath, name);
-                else if (r < 0 && r != -EEXIST)
-                        log_warning_errno(r, "%s: cannot load module %s: %m", devpath, name);
-                else if (test)
-                        printf("kmod: load %s\n", name);
-                else
-                        log_debug("%s: inserted %s", devpath, name);
-                a->module_unref(mod);
+        if (!found) /* a MODALIAS no module claims is the common case; a name the rules gave is not */
+                return named ? LOG_WARNING : LOG_DEBUG;
+        switch (r) {
+        case KMOD_PROBE_APPLY_BLACKLIST: /* deny-listed in modprobe.d */
+        case -EEXIST:                    /* loaded by someone else meanwhile */
+        case -ENODEV:                    /* its init found no device: normal for a MODALIAS match */
+                return LOG_DEBUG;
+        default: /* 0: inserted, or in the kernel already (built in or loaded) */
+                return r < 0 ? LOG_WARNING : LOG_DEBUG;
         }
 }
 
-static int load_one(struct kmod_state *s, const char *devpath, const char *alias, bool test)
+static void probe_list(const char *devpath, struct kmod_list *list, bool test)
+{
+        struct kmod_list *it;
+        kmod_list_foreach(it, list) {
+                struct kmod_module *mod = kmod_module_get_module(it);
+                const char *name = kmod_module_get_name(mod);
+                int r = kmod_module_probe_insert_module(
+                        mod, KMOD_PROBE_APPLY_BLACKLIST | (test ? KMOD_PROBE_DRY_RUN : 0), NULL, NULL, NULL,
+                        NULL);
+                int level = builtin_kmod_result_level(r, true, false);
+                if (r == KMOD_PROBE_APPLY_BLACKLIST) {
+                        if (test)
+                                printf("kmod: deny-listed %s\n", name);
+                        log_full(level, "%s: module %s is deny-listed", devpath, name);
+                } else if (r < 0)
+                        log_full_errno(level, r, "%s: cannot load module %s: %m", devpath, name);
+                else if (test)
+                        printf("kmod: load %s\n", name);
+                else
+                        log_full(level, "%s: inserted %s", devpath, name);
+                kmod_module_unref(mod);
+        }
+}
+
+/* named: the rules asked for this module or alias by name (not the device's MODALIAS). */
+static int load_one(struct kmod_state *s, const char *devpath, const char *alias, bool named, bool test)
 {
         struct kmod_list *list = NULL;
-        int r = s->api.module_new_from_lookup(s->kmod, alias, &list);
+        int r = kmod_module_new_from_lookup(s->kmod, alias, &list);
         if (r >= 0 && list)
-                probe_list(&s->api, devpath, list, test);
+                probe_list(devpath, list, test);
         else if (r != -ENOMEM)
-                log_debug("%s: no module for \"%s\"", devpath, alias);
-        if (list)
-                s->api.module_unref_list(list);
+                log_full(builtin_kmod_result_level(r, false, named), "%s: no module for \"%s\"", devpath,
+                         alias);
+        kmod_module_unref_list(list); /* NULL-safe */
         return r == -ENOMEM ? r : 0;
 }
 
@@ -204,10 +213,10 @@ int builtin_kmod(struct builtin_ctx *ctx, struct device *dev, int argc, char **a
                 const char *modalias = device_get_property(dev, "MODALIAS");
                 if (!modalias)
                         return log_debug_errno(ENOENT, "%s: kmod load: no MODALIAS", dev->devpath), 0;
-                return load_one(s, dev->devpath, modalias, test);
+                return load_one(s, dev->devpath, modalias, false, test);
         }
         for (int i = 2; i < argc; i++) {
-                int r = load_one(s, dev->devpath, argv[i], test);
+                int r = load_one(s, dev->devpath, argv[i], true, test);
                 if (r < 0)
                         return log_oom();
         }

@@ -3,13 +3,13 @@
 #include <linux/sockios.h>
 #include <net/if.h>
 #include <netlink/netlink.h>
+#include <netlink/route/link.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 
 #include "builtin-net_setup_link.h"
 #include "link-config.h"
 #include "log.h"
-#include "rtnl-api.h"
 
 static struct link_config_set **state_slot(struct builtin_ctx *ctx)
 {
@@ -69,7 +69,7 @@ static void sock_freep(struct nl_sock **sk)
 
 /* Kind, ARPHRD type and hardware address from rtnetlink. -ENODEV when the kernel has no such
  * interface (in this network namespace). */
-static int rtnl_info(struct rtnl_api *api, int ifindex, char **ret_kind, unsigned *ret_type, char **ret_mac,
+static int rtnl_info(int ifindex, char **ret_kind, unsigned *ret_type, char **ret_mac,
                      bool *ret_loopback)
 {
         _cleanup_(sock_freep) struct nl_sock *sk = nl_socket_alloc();
@@ -78,21 +78,21 @@ static int rtnl_info(struct rtnl_api *api, int ifindex, char **ret_kind, unsigne
         if (nl_connect(sk, NETLINK_ROUTE) < 0)
                 return -EIO;
         struct rtnl_link *l = NULL;
-        int r = api->link_get_kernel(sk, ifindex, NULL, &l);
+        int r = rtnl_link_get_kernel(sk, ifindex, NULL, &l);
         if (r < 0)
                 return r == -NLE_OBJ_NOTFOUND || r == -NLE_NODEV ? -ENODEV : -EIO;
-        const char *kind = api->link_get_type(l);
+        const char *kind = rtnl_link_get_type(l);
         *ret_kind = kind ? strdup(kind) : NULL;
-        *ret_type = api->link_get_arptype(l);
-        *ret_loopback = api->link_get_flags(l) & IFF_LOOPBACK;
+        *ret_type = rtnl_link_get_arptype(l);
+        *ret_loopback = rtnl_link_get_flags(l) & IFF_LOOPBACK;
         *ret_mac = NULL;
-        struct nl_addr *a = api->link_get_addr(l);
+        struct nl_addr *a = rtnl_link_get_addr(l);
         if (a && nl_addr_get_len(a) > 0) {
                 char buf[128];
                 nl_addr2str(a, buf, sizeof(buf));
                 (void)hw_addr_normalize(buf, ret_mac);
         }
-        api->link_put(l);
+        rtnl_link_put(l);
         return 0;
 }
 
@@ -115,11 +115,7 @@ int builtin_net_setup_link(struct builtin_ctx *ctx, struct device *dev, int argc
         _cleanup_free_ char *kind = NULL, *mac = NULL, *perm = NULL, *driver = NULL;
         unsigned iftype = 0;
         bool loopback = false;
-        struct rtnl_api *api;
-        r = builtin_rtnl(ctx, &api);
-        if (r < 0)
-                return log_error_errno(r, "%s: net_setup_link: cannot open libnl-route-3: %m", dev->devpath);
-        r = rtnl_info(api, dev->ifindex, &kind, &iftype, &mac, &loopback);
+        r = rtnl_info(dev->ifindex, &kind, &iftype, &mac, &loopback);
         if (r == -ENODEV)
                 return log_debug_errno(r, "%s: interface %d vanished, ignoring", dev->devpath, dev->ifindex), 0;
         if (r < 0)

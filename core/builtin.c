@@ -16,7 +16,6 @@
 #include "builtin-usb_id.h"
 #include "cmdline.h"
 #include "log.h"
-#include "rtnl-api.h"
 #include "strv.h"
 
 /* Kept sorted by name. Entries with run == NULL are names known to the rules language whose
@@ -110,10 +109,6 @@ void builtin_exit_all(struct builtin_ctx *ctx)
         for (size_t i = 0; i < ELEMENTSOF(builtins); i++)
                 if (builtins[i].exit)
                         builtins[i].exit(ctx);
-        if (ctx->rtnl) {
-                rtnl_api_close(ctx->rtnl);
-                ctx->rtnl = mfree(ctx->rtnl);
-        }
 }
 
 void builtin_trim_all(struct builtin_ctx *ctx)
@@ -121,15 +116,4 @@ void builtin_trim_all(struct builtin_ctx *ctx)
         for (size_t i = 0; i < ELEMENTSOF(builtins); i++)
                 if (builtins[i].trim)
                         builtins[i].trim(ctx);
-}
-
-int builtin_rtnl(struct builtin_ctx *ctx, struct rtnl_api **ret)
-{
-        if (!ctx->rtnl && !(ctx->rtnl = calloc(1, sizeof(*ctx->rtnl))))
-                return -ENOMEM;
-        int r = rtnl_api_open(ctx->rtnl);
-        if (r < 0)
-                return r;
-        *ret = ctx->rtnl;
-        return 0;
 }

@@ -16,8 +16,6 @@
 
 #include "device.h"
 
-struct rtnl_api;
-
 /* Per-daemon state shared by all builtins (hwdb handle, kmod context, …), owned by the caller. */
 struct builtin_ctx {
         const char *sysfs_root; /* "/sys" or a fixture tree */
@@ -30,9 +28,6 @@ struct builtin_ctx {
          * look-up to know that a device is gone; without it, it looks. */
         int (*removal_known)(const struct device *dev, void *userdata);
         void *userdata;
-        /* libnl-route-3 for net_setup_link and interface renames: NULL until builtin_rtnl()
-         * opened it (rtnl-api.h); builtin_exit_all() closes it. */
-        struct rtnl_api *rtnl;
 };
 
 struct builtin {
@@ -68,7 +63,3 @@ int builtin_init_all(struct builtin_ctx *ctx);
 void builtin_exit_all(struct builtin_ctx *ctx);
 /* Calls trim of every builtin that has one. */
 void builtin_trim_all(struct builtin_ctx *ctx);
-
-/* ctx's libnl-route-3, opened now if it is not yet: 0 with *ret set, or -errno (-ENOENT: the
- * library is not installed; a later call tries again). */
-int builtin_rtnl(struct builtin_ctx *ctx, struct rtnl_api **ret);

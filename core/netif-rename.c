@@ -2,11 +2,11 @@
 #include <errno.h>
 #include <netlink/errno.h>
 #include <netlink/netlink.h>
+#include <netlink/route/link.h>
 #include <time.h>
 
 #include "macros.h"
 #include "netif-rename.h"
-#include "rtnl-api.h"
 
 #define IFNAMSIZ_ 16
 
@@ -52,26 +52,23 @@ static void sock_freep(struct nl_sock **sk)
                 nl_socket_free(*sk);
 }
 
-int netif_rename(struct rtnl_api *api, int ifindex, const char *new_name, char **ret_old)
+int netif_rename(int ifindex, const char *new_name, char **ret_old)
 {
         if (ifindex <= 0 || !netif_name_valid(new_name))
                 return -EINVAL;
-        int r = rtnl_api_open(api);
-        if (r < 0)
-                return r;
 
         _cleanup_(sock_freep) struct nl_sock *sk = nl_socket_alloc();
         if (!sk)
                 return -ENOMEM;
         struct rtnl_link *cur = NULL, *change = NULL;
-        r = nl_connect(sk, NETLINK_ROUTE);
+        int r = nl_connect(sk, NETLINK_ROUTE);
         if (r < 0)
                 return nl_to_errno(r);
 
-        r = api->link_get_kernel(sk, ifindex, NULL, &cur);
+        r = rtnl_link_get_kernel(sk, ifindex, NULL, &cur);
         if (r < 0)
                 return nl_to_errno(r);
-        const char *old = api->link_get_name(cur);
+        const char *old = rtnl_link_get_name(cur);
         if (ret_old && !(*ret_old = strdup(strempty(old)))) {
                 r = -ENOMEM;
                 goto out;
@@ -79,12 +76,12 @@ int netif_rename(struct rtnl_api *api, int ifindex, const char *new_name, char *
         if (old && streq(old, new_name))
                 goto out; /* r is 0 */
 
-        change = api->link_alloc();
+        change = rtnl_link_alloc();
         if (!change)
                 r = -ENOMEM;
         else {
-                api->link_set_name(change, new_name);
-                r = nl_to_errno(api->link_change(sk, cur, change, 0));
+                rtnl_link_set_name(change, new_name);
+                r = nl_to_errno(rtnl_link_change(sk, cur, change, 0));
         }
         if (r < 0 && ret_old) {
                 free(*ret_old);
@@ -92,12 +89,12 @@ int netif_rename(struct rtnl_api *api, int ifindex, const char *new_name, char *
         }
 out:
         if (change)
-                api->link_put(change);
-        api->link_put(cur);
+                rtnl_link_put(change);
+        rtnl_link_put(cur);
         return r;
 }
 
-int netif_rename_retry(struct rtnl_api *api, int ifindex, const char *new_name, unsigned attempts, char **ret_old)
+int netif_rename_retry(int ifindex, const char *new_name, unsigned attempts, char **ret_old)
 {
         int r = -EINVAL;
         long delay_ms = 5;
@@ -107,7 +104,7 @@ int netif_rename_retry(struct rtnl_api *api, int ifindex, const char *new_name, 
                         nanosleep(&ts, NULL);
                         delay_ms *= 2;
                 }
-                r = netif_rename(api, ifindex, new_name, ret_old);
+                r = netif_rename(ifindex, new_name, ret_old);
                 if (!netif_rename_error_is_transient(r))
                         break;
         }

@@ -253,12 +253,10 @@ static bool step_rename(struct event_run *run)
                 run->step = STEP_PUBLISH;
                 return false;
         }
-        struct rtnl_api *api = NULL;
-        r = ctx->builtins ? builtin_rtnl(ctx->builtins, &api) : -EOPNOTSUPP;
-        if (r >= 0 && !ctx->event) {
-                r = netif_rename_retry(api, d->ifindex, name, RENAME_ATTEMPTS, NULL);
-        } else if (r >= 0) {
-                r = netif_rename(api, d->ifindex, name, NULL);
+        if (!ctx->event) {
+                r = netif_rename_retry(d->ifindex, name, RENAME_ATTEMPTS, NULL);
+        } else {
+                r = netif_rename(d->ifindex, name, NULL);
                 if ((r == -EEXIST || r == -EBUSY) && ++run->rename_attempts < RENAME_ATTEMPTS) {
                         uint64_t delay = 5000ULL << (run->rename_attempts - 1);
                         if (sd_event_add_time_relative(ctx->event, &run->timer, CLOCK_MONOTONIC, delay, 0,

@@ -10,6 +10,7 @@
 #include <systemd/sd-event.h>
 #include <time.h>
 
+#include "builtin-kmod.h"
 #include "builtin.h"
 #include "config.h"
 #include "ctrl.h"
@@ -282,6 +283,18 @@ static int load_rules(struct manager *m)
         m->process.rules = rules;
         m->rules_checked_usec = now_usec();
         return 0;
+}
+
+/* Whether a rule calls builtin b (RUN{builtin} or IMPORT{builtin}). */
+static bool rules_call_builtin(const struct rules *rules, const struct builtin *b)
+{
+        for (size_t i = 0; rules && i < rules->n_lines; i++)
+                for (unsigned j = 0; j < rules->lines[i].n_tokens; j++) {
+                        const struct rule_token *t = &rules->lines[i].tokens[j];
+                        if ((t->type == TK_A_RUN_BUILTIN || t->type == TK_M_IMPORT_BUILTIN) && t->data.builtin == b)
+                                return true;
+                }
+        return false;
 }
 
 /* Reloads now when no event runs, else as soon as the running ones are done. */
@@ -988,6 +1001,10 @@ int manager_run(struct manager *m, void (*on_ready)(void *userdata), void *userd
         if (r < 0)
                 log_warning_errno(r, "Some builtins could not be initialised, rules using them will fail: %m");
         m->builtins_ready = true;
+        /* said before readiness, not on the first event: a boot whose modules cannot load
+         * misses devices, and its log should say why where the daemon starts */
+        builtin_kmod_report_setup(&m->builtins, rules_call_builtin(m->rules, builtin_lookup("kmod")),
+                                  access("/proc/modules", F_OK) == 0);
 
         if (m->opt.once) {
                 r = queue_coldplug(m);

@@ -4,13 +4,10 @@ modules.dep, indexes regenerated with depmod), the device managers with their sh
 (found with ldd), Debian's udev rules and helpers, libinput's list-devices and the uinput test
 program."""
 
-import functools
-import json
 import os
 import re
 import shutil
 import stat
-import struct
 import subprocess
 import tempfile
 
@@ -111,77 +108,27 @@ class Cpio:
             out.write(b"\0" * ((512 - out.tell() % 512) % 512))
 
 
-def add_elf(cpio, src, dst=None):
-    """An executable, every shared library ldd resolves for it and those it declares it opens
-    on first use (dlopen_sonames), with theirs."""
-    cpio.file(os.path.realpath(src), dst or usr_path(src), 0o755)
-    for soname in dlopen_sonames(src):
-        lib = library_path(soname)
-        if lib and not cpio.has(usr_path(lib)):
-            add_elf(cpio, lib)
-    p = subprocess.run(["ldd", src], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    if p.returncode != 0:  # static binaries and scripts have no libraries
-        return
+def ldd_libraries(path):
+    """The shared libraries ldd resolves for an ELF file (absolute paths), as initramfs-tools'
+    copy_exec and dracut find them; [] for static binaries and scripts."""
+    p = subprocess.run(["ldd", path], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    if p.returncode != 0:
+        return []
+    libs = []
     for line in p.stdout.splitlines():
         m = re.search(r"(?:=>\s*)?(/\S+)\s+\(0x", line)
         if m:
-            lib = m.group(1)
-            if not cpio.has(usr_path(lib)):
-                cpio.file(os.path.realpath(lib), usr_path(lib), 0o755)
+            libs.append(m.group(1))
+    return libs
 
 
-DLOPEN_NOTE_TYPE = 0x407C0C0A
-
-
-def dlopen_sonames(path):
-    """The sonames a 64-bit little-endian ELF declares it opens on first use: its
-    .note.dlopen notes (core/dlopen-note.h), which ldd cannot see."""
-    with open(path, "rb") as f:
-        data = f.read()
-    if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
-        return []
-    shoff, = struct.unpack_from("<Q", data, 0x28)
-    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
-
-    def section(i):
-        name, _type, _flags, _addr, off, size = struct.unpack_from("<IIQQQQ", data, shoff + i * shentsize)
-        return name, off, size
-
-    _, stroff, _ = section(shstrndx)
-    names = []
-    for i in range(shnum):
-        name, off, size = section(i)
-        if data[stroff + name:data.index(b"\0", stroff + name)] != b".note.dlopen":
-            continue
-        pos, end = off, off + size
-        while pos + 12 <= end:
-            namesz, descsz, ntype = struct.unpack_from("<III", data, pos)
-            pos += 12
-            owner = data[pos:pos + namesz].rstrip(b"\0")
-            pos += (namesz + 3) & ~3
-            desc = data[pos:pos + descsz].split(b"\0")[0]
-            pos += (descsz + 3) & ~3
-            if owner == b"FDO" and ntype == DLOPEN_NOTE_TYPE:
-                for entry in json.loads(desc):
-                    names.extend(entry.get("soname", []))
-    return names
-
-
-@functools.lru_cache(maxsize=None)
-def ldconfig_cache():
-    """ldconfig's cache as {soname: path} (x86-64 entries), read once per build."""
-    p = subprocess.run(["ldconfig", "-p"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    found = {}
-    for line in p.stdout.splitlines():
-        m = re.match(r"\s*(\S+) \((?:libc6,)?x86-64[^)]*\) => (\S+)", line)
-        if m:
-            found.setdefault(m.group(1), m.group(2))
-    return found
-
-
-def library_path(soname):
-    """Where the dynamic linker finds soname (ldconfig's cache), or None."""
-    return ldconfig_cache().get(soname)
+def add_elf(cpio, src, dst=None):
+    """An executable and every shared library ldd resolves for it: what a distribution's
+    initramfs builder copies (devman opens no library with dlopen())."""
+    cpio.file(os.path.realpath(src), dst or usr_path(src), 0o755)
+    for lib in ldd_libraries(src):
+        if not cpio.has(usr_path(lib)):
+            cpio.file(os.path.realpath(lib), usr_path(lib), 0o755)
 
 
 def is_elf(path):
