@@ -604,6 +604,22 @@ static int import_cmdline(struct rules_exec *x, const struct rule_line *l, const
         return t->op == RULE_OP_MATCH;
 }
 
+/* A parent's properties and tags are what its last event left in the database: a record that
+ * has not read its entry yet (made from sysfs by this process, e.g. devmanadm test, or by a
+ * daemon restarted since) reads it now, as its own next event would. 0 or -ENOMEM. */
+static int parent_db_sync(struct rules_exec *x, struct device *p)
+{
+        if (!x->o.run_root || p == x->dev || p->udev || p->db_synced)
+                return 0;
+        int r = db_read(x->o.run_root, p);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                log_debug("%s: database entry of parent %s unreadable: %s", x->dev->devpath, p->devpath,
+                          strerror(-r));
+        return 0;
+}
+
 static int import_parent(struct rules_exec *x, const struct rule_token *t)
 {
         _cleanup_free_ char *filter = NULL;
@@ -613,17 +629,8 @@ static int import_parent(struct rules_exec *x, const struct rule_token *t)
         struct device *p = device_get_parent(x->dev);
         if (!p)
                 return t->op == RULE_OP_NOMATCH;
-        /* the parent's properties are what its last event left in the database: a record that
-         * has not read its entry yet (made from sysfs by this process, e.g. devmanadm test or
-         * a daemon restarted since) reads it now, as its own next event would */
-        if (x->o.run_root && !p->udev && !p->db_synced) {
-                r = db_read(x->o.run_root, p);
-                if (r == -ENOMEM)
-                        return r;
-                if (r < 0)
-                        log_debug("%s: database entry of parent %s unreadable: %s", x->dev->devpath, p->devpath,
-                                  strerror(-r));
-        }
+        if ((r = parent_db_sync(x, p)) < 0)
+                return r;
         size_t it = 0;
         const char *entry;
         while (props_next(&p->props, &it, &entry, NULL)) {
@@ -1040,6 +1047,8 @@ static int apply_token(struct rules_exec *x, const struct rule_line *l, const st
         case TK_M_PARENTS_TAG:
                 if (dev == x->dev && x->empty_tag && pattern_matches(t, ""))
                         return t->op == RULE_OP_MATCH; /* the empty tag is one more entry */
+                if ((r = parent_db_sync(x, dev)) < 0) /* TAGS: a parent's tags */
+                        return r;
                 return token_match_list(t, dev->udev ? dev->udev->tags : NULL);
         case TK_M_SUBSYSTEM:
         case TK_M_PARENTS_SUBSYSTEM:
