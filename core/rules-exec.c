@@ -1047,7 +1047,7 @@ static int apply_token(struct rules_exec *x, const struct rule_line *l, const st
         case TK_M_PARENTS_TAG:
                 if (dev == x->dev && x->empty_tag && pattern_matches(t, ""))
                         return t->op == RULE_OP_MATCH; /* the empty tag is one more entry */
-                if ((r = parent_db_sync(x, dev)) < 0) /* TAGS: a parent's tags */
+                if ((r = parent_db_sync(x, dev)) < 0)  /* TAGS: a parent's tags */
                         return r;
                 return token_match_list(t, dev->udev ? dev->udev->tags : NULL);
         case TK_M_SUBSYSTEM:

@@ -409,10 +409,22 @@ static void test_parse_id(void)
                 int r;
                 uint32_t id;
         } cases[] = {
-                {"0", 0, 0},          {"1", 0, 1},           {"1000", 0, 1000},     {"4294967294", 0, 4294967294u},
-                {"65534", 0, 65534},  {"007", -EINVAL, 0},   {"+5", -EINVAL, 0},    {"-1", -EINVAL, 0},
-                {" 1", -EINVAL, 0},   {"1 ", -EINVAL, 0},    {"", -EINVAL, 0},      {"65535", -ERANGE, 0},
-                {"4294967295", -ERANGE, 0}, {"4294967296", -ERANGE, 0}, {"12345678901", -EINVAL, 0}, {"1a", -EINVAL, 0},
+                {"0", 0, 0},
+                {"1", 0, 1},
+                {"1000", 0, 1000},
+                {"4294967294", 0, 4294967294u},
+                {"65534", 0, 65534},
+                {"007", -EINVAL, 0},
+                {"+5", -EINVAL, 0},
+                {"-1", -EINVAL, 0},
+                {" 1", -EINVAL, 0},
+                {"1 ", -EINVAL, 0},
+                {"", -EINVAL, 0},
+                {"65535", -ERANGE, 0},
+                {"4294967295", -ERANGE, 0},
+                {"4294967296", -ERANGE, 0},
+                {"12345678901", -EINVAL, 0},
+                {"1a", -EINVAL, 0},
         };
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 uint32_t id = 0;
@@ -533,6 +545,8 @@ static void test_env_prefilter(void)
         props_clear(&p);
 }
 
-TEST_MAIN(TEST(test_stock_rules), TEST(test_kernel_prefilter), TEST(test_env_prefilter), TEST(test_static_nodes), TEST(test_broken_lines), TEST(test_missing_separator), TEST(test_nul_and_garbage), TEST(test_continuation_comments),
-          TEST(test_values_and_patterns), TEST(test_goto), TEST(test_format_check), TEST(test_replace_chars),
-          TEST(test_cmdline_split), TEST(test_empty_values), TEST(test_parse_id))
+TEST_MAIN(TEST(test_stock_rules), TEST(test_kernel_prefilter), TEST(test_env_prefilter),
+          TEST(test_static_nodes), TEST(test_broken_lines), TEST(test_missing_separator),
+          TEST(test_nul_and_garbage), TEST(test_continuation_comments), TEST(test_values_and_patterns),
+          TEST(test_goto), TEST(test_format_check), TEST(test_replace_chars), TEST(test_cmdline_split),
+          TEST(test_empty_values), TEST(test_parse_id))
