@@ -597,7 +597,9 @@ static int expand_one(const struct format_ctx *c, int type, const char *attr, st
         default:
                 break;
         }
-        return v ? add_value(b, v, replace_whitespace) : 0;
+        /* a program's result keeps its spaces (udev 252 too): SYMLINK+="%c{2+}" makes one link
+         * per word, as a literal SYMLINK+="a b" does */
+        return v ? add_value(b, v, replace_whitespace && type != SUBST_RESULT) : 0;
 }
 
 int format_apply(const struct format_ctx *c, const char *s, bool replace_whitespace, char **ret)

@@ -35,8 +35,9 @@ int format_check(const char *s, size_t *ret_offset, const char **ret_hint);
 /* True when s contains a substitution character ('%' or '$'). */
 bool format_has_subst(const char *s);
 
-/* Expands s. With replace_whitespace, whitespace inside each substituted value is collapsed
- * to '_' (leading/trailing dropped), so one substitution cannot split a SYMLINK list. Unknown
+/* Expands s. With replace_whitespace, whitespace inside each substituted value except a
+ * PROGRAM result (%c, $result) is collapsed to '_' (leading/trailing dropped), so one attribute
+ * or property cannot split a SYMLINK list while a result's words become separate links. Unknown
  * substitutions (which format_check() rejects at parse time) expand to nothing.
  * 0 or -ENOMEM. */
 int format_apply(const struct format_ctx *c, const char *s, bool replace_whitespace, char **ret);

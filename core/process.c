@@ -172,6 +172,7 @@ static bool step_rules(struct event_run *run)
                 struct rules_exec_options o = {
                         .sysfs_root = model_sysfs_root(ctx->model),
                         .dev_root = ctx->dev_root,
+                        .run_root = ctx->run_root,
                         .program_dir = ctx->program_dir,
                         .builtins = ctx->builtins,
                         .test = ctx->dry_run,

@@ -12,6 +12,7 @@
 #include <sys/utsname.h>
 
 #include "cmdline.h"
+#include "db.h"
 #include "format.h"
 #include "glob-match.h"
 #include "log.h"
@@ -50,6 +51,7 @@ struct rules_exec {
         enum escape esc;
         char *name;
         bool name_final, devlink_final, owner_final, group_final, mode_final, run_final, watch_final;
+        bool empty_tag; /* TAG+="" (udev 252 keeps an empty tag; only TAG/TAGS matches see it) */
         char *program_result;
         int log_level;
         uint64_t builtin_ran, builtin_failed; /* run_once bookkeeping, by table index */
@@ -602,6 +604,22 @@ static int import_cmdline(struct rules_exec *x, const struct rule_line *l, const
         return t->op == RULE_OP_MATCH;
 }
 
+/* A parent's properties and tags are what its last event left in the database: a record that
+ * has not read its entry yet (made from sysfs by this process, e.g. devmanadm test, or by a
+ * daemon restarted since) reads it now, as its own next event would. 0 or -ENOMEM. */
+static int parent_db_sync(struct rules_exec *x, struct device *p)
+{
+        if (!x->o.run_root || p == x->dev || p->udev || p->db_synced)
+                return 0;
+        int r = db_read(x->o.run_root, p);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                log_debug("%s: database entry of parent %s unreadable: %s", x->dev->devpath, p->devpath,
+                          strerror(-r));
+        return 0;
+}
+
 static int import_parent(struct rules_exec *x, const struct rule_token *t)
 {
         _cleanup_free_ char *filter = NULL;
@@ -611,6 +629,8 @@ static int import_parent(struct rules_exec *x, const struct rule_token *t)
         struct device *p = device_get_parent(x->dev);
         if (!p)
                 return t->op == RULE_OP_NOMATCH;
+        if ((r = parent_db_sync(x, p)) < 0)
+                return r;
         size_t it = 0;
         const char *entry;
         while (props_next(&p->props, &it, &entry, NULL)) {
@@ -665,7 +685,8 @@ static int test_path(struct rules_exec *x, const struct rule_token *t)
                 int dirfd = device_sysfd(x->dev, x->o.sysfs_root);
                 if (dirfd == -ENOMEM)
                         return dirfd;
-                if (dirfd < 0 || fstatat(dirfd, path, &st, 0) < 0)
+                /* TEST=="" is the device's directory itself, as in udev 252 */
+                if (dirfd < 0 || fstatat(dirfd, path[0] ? path : ".", &st, 0) < 0)
                         return t->op == RULE_OP_NOMATCH;
                 goto found;
         }
@@ -703,6 +724,16 @@ static int resolve_user_group(struct rules_exec *x, const struct rule_line *l, c
         if (r < 0)
                 return r;
         struct device_udev *u = x->dev->udev;
+        uint32_t id;
+        /* a number is the id itself, whether or not the user database knows it (udev 252 too:
+         * PROGRAM=="/bin/echo 1 1", OWNER="%c{1}" is uid 1) */
+        if (rules_parse_id(name, &id) >= 0) {
+                if (group)
+                        u->gid = (gid_t)id;
+                else
+                        u->uid = (uid_t)id;
+                return 1;
+        }
         errno = 0;
         if (group) {
                 struct group *g = getgrnam(name);
@@ -740,6 +771,16 @@ static int assign_tag(struct rules_exec *x, const struct rule_line *l, const str
         if (t->op == RULE_OP_ASSIGN) {
                 u->tags = strv_free(u->tags);
                 u->current_tags = strv_free(u->current_tags);
+                x->empty_tag = false;
+        }
+        if (tag[0] == '\0') {
+                /* udev 252 adds an empty tag (-= takes it from the current tags only, which no
+                 * match looks at): TAGS=="|foo" matches after it. udev also writes it into its
+                 * database as a blank "G:" line and indexes it as a file named after the device
+                 * in tags/; devman keeps it out of both, only this event's matches see it. */
+                if (t->op != RULE_OP_REMOVE)
+                        x->empty_tag = true;
+                return 1;
         }
         if (!tag_name_valid(tag)) {
                 rule_log(x, LOG_ERR, l, "invalid tag name '%s', ignoring", tag);
@@ -1004,6 +1045,10 @@ static int apply_token(struct rules_exec *x, const struct rule_line *l, const st
         }
         case TK_M_TAG: /* all tags, like udev: a TAG-= does not hide a tag from TAG== */
         case TK_M_PARENTS_TAG:
+                if (dev == x->dev && x->empty_tag && pattern_matches(t, ""))
+                        return t->op == RULE_OP_MATCH; /* the empty tag is one more entry */
+                if ((r = parent_db_sync(x, dev)) < 0)  /* TAGS: a parent's tags */
+                        return r;
                 return token_match_list(t, dev->udev ? dev->udev->tags : NULL);
         case TK_M_SUBSYSTEM:
         case TK_M_PARENTS_SUBSYSTEM:

@@ -44,6 +44,8 @@ enum {
 struct rules_exec_options {
         const char *sysfs_root;   /* default "/sys" */
         const char *dev_root;     /* default "/dev" */
+        const char *run_root;     /* the database (IMPORT{parent} of a parent whose record has not
+                                   * read its entry yet); NULL: records only */
         const char *sysctl_root;  /* default "/proc/sys" */
         const char *cmdline_file; /* default "/proc/cmdline" (IMPORT{cmdline}) */
         const char *program_dir;  /* where relative PROGRAM/IMPORT names live; NULL: the first of

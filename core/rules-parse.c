@@ -259,8 +259,11 @@ static int check_value(struct parser *p, const char *key, const char *value, boo
 {
         size_t off;
         const char *hint;
-        if (nonempty && isempty(value))
-                return parse_error(p, "Invalid value \"\" for %s: empty value.", key);
+        if (nonempty && isempty(value)) {
+                /* udev 252 warns and keeps the key: the rest of the line still counts */
+                parse_warning(p, "Empty value for %s.", key);
+                return 0;
+        }
         if (format_check(value, &off, &hint) < 0)
                 return parse_error(p, "Invalid value \"%s\" for %s (char %zu: %s).", value, key, off + 1, hint);
         return 0;
@@ -275,6 +278,14 @@ static int check_attr(struct parser *p, const char *key, const char *attr)
         if (format_check(attr, &off, &hint) < 0)
                 return parse_error(p, "Invalid attribute \"%s\" for %s (char %zu: %s).", attr, key, off + 1, hint);
         return 0;
+}
+
+/* The builtin of IMPORT{builtin}, IMPORT{program} or RUN{builtin}: its first word names it.
+ * udev 252 takes that word as a prefix of the names in its table, so an empty command is the
+ * table's first builtin, blkid; devman does the same for the empty word (it warned already). */
+static const struct builtin *lookup_builtin(const char *value)
+{
+        return builtin_lookup(value[strspn(value, " \t\n\r")] ? value : "blkid");
 }
 
 #define invalid_op(p, key, op) parse_error(p, "Invalid operator '%s' for %s.", rule_op_to_string(op), key)
@@ -296,9 +307,10 @@ static int parse_mode(const char *s, mode_t *ret)
         return 0;
 }
 
-static int parse_id(const char *s, uint32_t *ret)
+int rules_parse_id(const char *s, uint32_t *ret)
 {
-        if (!*s || strlen(s) > 10)
+        /* as strict as udev 252: decimal digits, no sign, no leading zero, no whitespace */
+        if (!*s || strlen(s) > 10 || (s[0] == '0' && s[1]))
                 return -EINVAL;
         uint64_t v = 0;
         for (; *s; s++) {
@@ -306,7 +318,8 @@ static int parse_id(const char *s, uint32_t *ret)
                         return -EINVAL;
                 v = v * 10 + (uint64_t)(*s - '0');
         }
-        if (v >= UINT32_MAX) /* (uid_t)-1 is not a valid id */
+        /* (uid_t)-1 is "unset", and 65535 is the 16-bit one: neither names an owner */
+        if (v >= UINT32_MAX || v == UINT16_MAX)
                 return -ERANGE;
         *ret = (uint32_t)v;
         return 0;
@@ -373,7 +386,7 @@ static int parse_owner_group(struct parser *p, bool group, const char *key, enum
         enum rule_token_type tid = group ? TK_A_GROUP_ID : TK_A_OWNER_ID;
         enum rule_token_type tname = group ? TK_A_GROUP : TK_A_OWNER;
 
-        if (parse_id(*value, &id) >= 0) {
+        if (rules_parse_id(*value, &id) >= 0) {
                 if ((r = add_token(p, tid, op, NULL, NULL, &t)) < 0)
                         return r;
                 if (group)
@@ -391,9 +404,10 @@ static int parse_owner_group(struct parser *p, bool group, const char *key, enum
                 if (r == -ENOMEM)
                         return r;
                 if (r < 0) {
-                        /* like udev: the assignment is dropped, the rest of the rule stays */
+                        /* like udev 252: the rest of the rule stays, and the assignment resets
+                         * the owner to none (an earlier rule's owner no longer counts) */
                         parse_warning(p, "Unknown %s '%s', ignoring.", group ? "group" : "user", *value);
-                        return 0;
+                        id = UINT32_MAX;
                 }
                 if ((r = add_token(p, tid, op, NULL, NULL, &t)) < 0)
                         return r;
@@ -427,7 +441,12 @@ static int parse_options(struct parser *p, enum rule_op op, char **value)
                 return 0;
         }
         if ((tmp = startswith(v, "static_node="))) {
-                if (isempty(tmp) || !devname_is_safe(tmp))
+                if (isempty(tmp)) {
+                        /* udev 252 keeps it and finds no node "/dev/" at startup: nothing */
+                        parse_warning(p, "Empty static_node name, ignoring it.");
+                        return 0;
+                }
+                if (!devname_is_safe(tmp))
                         return parse_error(p, "Invalid static_node name \"%s\".", tmp);
                 char *n = strdup(tmp);
                 if (!n)
@@ -624,7 +643,7 @@ static int parse_token(struct parser *p, const char *key, char **attrp, enum rul
                 if (streq(attr, "file"))
                         return add_token(p, TK_M_IMPORT_FILE, op, valuep, NULL, NULL);
                 if (streq(attr, "program") || streq(attr, "builtin")) {
-                        const struct builtin *b = builtin_lookup(value);
+                        const struct builtin *b = lookup_builtin(value);
                         if (!b && attr[0] == 'b')
                                 return parse_error(p, "Unknown builtin command: %s", value);
                         if (!b)
@@ -679,7 +698,7 @@ static int parse_token(struct parser *p, const char *key, char **attrp, enum rul
                         t->data.mode = mode;
                         return 0;
                 }
-                if (!format_has_subst(value))
+                if (!isempty(value) && !format_has_subst(value))
                         return parse_error(p, "Invalid MODE \"%s\": not an octal mode.", value);
                 if ((r = check_value(p, key, value, true)) < 0)
                         return r;
@@ -706,7 +725,7 @@ static int parse_token(struct parser *p, const char *key, char **attrp, enum rul
                 if (!attr || streq(attr, "program"))
                         return add_token(p, TK_A_RUN_PROGRAM, op, valuep, NULL, NULL);
                 if (streq(attr, "builtin")) {
-                        const struct builtin *b = builtin_lookup(value);
+                        const struct builtin *b = lookup_builtin(value);
                         if (!b)
                                 return parse_error(p, "Unknown builtin command '%s'.", value);
                         if ((r = add_token(p, TK_A_RUN_BUILTIN, op, valuep, NULL, &t)) < 0)

@@ -216,6 +216,10 @@ int rules_parse_buffer(struct rules *rules, const char *name, const char *buf, s
  * (logged neither way for read errors). */
 int rules_parse_file(struct rules *rules, const char *path);
 
+/* A numeric OWNER/GROUP value: decimal, no sign, no leading zero, not 65535 or 4294967295.
+ * 0, or -EINVAL/-ERANGE for anything else (then it is a name). */
+int rules_parse_id(const char *s, uint32_t *ret);
+
 /* "file:line" of a rule, for traces. */
 static inline const char *rule_line_file(const struct rule_line *l)
 {

@@ -92,7 +92,7 @@ static const struct {
         {"ENV{A}=\"%k{x}\"", "unexpected attribute"},
         {"KERNEL==\"a\", RUN", "unexpected end of line"},
         {"ATTR{x=\"1\"", "missing '}'"},
-        {"TAG+=\"\"", "empty value"},
+        {"OPTIONS+=\"log_level=\"", "log level"},
         {"KERNEL==\"x\", GOTO=\"nowhere\"", "has no matching label"},
         {"KERNEL=~\"x\", TAG+=\"a\"", "Invalid value for KERNEL: value must be enclosed in double quotes"},
         {"KERNEL \"x\", TAG+=\"a\"", "no valid operator"},
@@ -255,12 +255,15 @@ static void test_values_and_patterns(void)
         CHECK_STR(l->tokens[0].data.builtin->name, "path_id");
 
         l = &rules->lines[5];
-        CHECK_INT(l->n_tokens, 4);
+        /* an unknown user stays as an assignment of "no owner" (udev 252: uid 4294967295) */
+        CHECK_INT(l->n_tokens, 5);
         CHECK_INT(l->tokens[0].type, TK_A_OWNER_ID);
         CHECK_INT(l->tokens[0].data.uid, 0);
-        CHECK_INT(l->tokens[1].type, TK_A_GROUP_ID);
-        CHECK_INT(l->tokens[2].type, TK_A_MODE_ID);
-        CHECK_INT(l->tokens[2].data.mode, 0640);
+        CHECK_INT(l->tokens[1].type, TK_A_OWNER_ID);
+        CHECK_INT(l->tokens[1].data.uid, (uid_t)-1);
+        CHECK_INT(l->tokens[2].type, TK_A_GROUP_ID);
+        CHECK_INT(l->tokens[3].type, TK_A_MODE_ID);
+        CHECK_INT(l->tokens[3].data.mode, 0640);
         CHECK(strstr(log, "Unknown user 'no-such-user-devman'") != NULL);
         CHECK(strstr(log, "t.rules:7: The line takes no effect") != NULL);
 out:
@@ -328,6 +331,107 @@ static void test_replace_chars(void)
         CHECK_STR(b, "ab c/d e");
         char c[] = "x%$?,/ y";
         CHECK_INT(format_replace_chars(c, FORMAT_ALLOWED_CHARS_INPUT), 0);
+}
+
+/* Empty values systemd 252 accepts (it warns, keeps the key and the rest of the line; checked
+ * with udevadm test on 252): each line must survive with the key's token. The refused ones
+ * (NAME="", ENV{}=, link_priority=, log_level=) are in broken[]. */
+static void test_empty_values(void)
+{
+        static const struct {
+                const char *line;
+                int type; /* the token the empty value leaves */
+        } accepted[] = {
+                {"TAG+=\"\"", TK_A_TAG},
+                {"TAG=\"\"", TK_A_TAG},
+                {"TAG-=\"\"", TK_A_TAG},
+                {"TEST==\"\"", TK_M_TEST},
+                {"PROGRAM==\"\"", TK_M_PROGRAM},
+                {"IMPORT{file}==\"\"", TK_M_IMPORT_FILE},
+                {"IMPORT{program}=\"\"", TK_M_IMPORT_BUILTIN}, /* udev 252: the first builtin, blkid */
+                {"IMPORT{builtin}=\"\"", TK_M_IMPORT_BUILTIN},
+                {"IMPORT{db}=\"\"", TK_M_IMPORT_DB},
+                {"IMPORT{cmdline}=\"\"", TK_M_IMPORT_CMDLINE},
+                {"IMPORT{parent}=\"\"", TK_M_IMPORT_PARENT},
+                {"MODE=\"\"", TK_A_MODE},
+                {"OWNER=\"\"", TK_A_OWNER_ID},
+                {"GROUP=\"\"", TK_A_GROUP_ID},
+                {"SECLABEL{selinux}=\"\"", TK_A_SECLABEL},
+                {"RUN+=\"\"", TK_A_RUN_PROGRAM},
+                {"RUN{builtin}+=\"\"", TK_A_RUN_BUILTIN},
+                {"SYMLINK+=\"\"", TK_A_DEVLINK},
+                {"ENV{X}=\"\"", TK_A_ENV},
+                {"ATTR{x}=\"\"", TK_A_ATTR},
+                {"OPTIONS+=\"static_node=\"", TK_A_ENV}, /* no token of its own: nothing to make */
+        };
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        for (size_t i = 0; i < ELEMENTSOF(accepted); i++)
+                fprintf(f, "KERNEL==\"x\", %s, ENV{OK}=\"%zu\"\n", accepted[i].line, i);
+        fclose(f);
+        struct rules *rules = rules_new(RESOLVE_NAMES_EARLY);
+        char *log = NULL;
+        CHECK_INT(parse_capture(rules, text, len, &log), 0);
+        CHECK_INT(rules->n_errors, 0);
+        CHECK_INT(rules->n_lines, ELEMENTSOF(accepted));
+        for (size_t i = 0; i < rules->n_lines && i < ELEMENTSOF(accepted); i++) {
+                const struct rule_line *l = &rules->lines[i];
+                const struct rule_token *found = NULL;
+                for (unsigned k = 0; k < l->n_tokens; k++)
+                        if (l->tokens[k].type == accepted[i].type)
+                                found = &l->tokens[k];
+                CHECK(found != NULL);
+                if (!found)
+                        continue;
+                if (found->type == TK_M_IMPORT_BUILTIN || found->type == TK_A_RUN_BUILTIN)
+                        CHECK_STR(found->data.builtin->name, "blkid");
+                if (found->type == TK_A_OWNER_ID)
+                        CHECK_INT(found->data.uid, (uid_t)-1);
+                if (found->type == TK_A_GROUP_ID)
+                        CHECK_INT(found->data.gid, (gid_t)-1);
+                bool ok = false; /* ENV{OK} is still there */
+                for (unsigned k = 0; k < l->n_tokens; k++)
+                        ok |= l->tokens[k].type == TK_A_ENV && streq(l->tokens[k].attr, "OK");
+                CHECK(ok);
+        }
+        CHECK(strstr(log, "Empty value for TAG") != NULL);
+        free(log);
+        free(text);
+        rules_free(rules);
+}
+
+/* Numeric OWNER/GROUP values, as strict as udev 252's: anything else is a name. */
+static void test_parse_id(void)
+{
+        static const struct {
+                const char *s;
+                int r;
+                uint32_t id;
+        } cases[] = {
+                {"0", 0, 0},
+                {"1", 0, 1},
+                {"1000", 0, 1000},
+                {"4294967294", 0, 4294967294u},
+                {"65534", 0, 65534},
+                {"007", -EINVAL, 0},
+                {"+5", -EINVAL, 0},
+                {"-1", -EINVAL, 0},
+                {" 1", -EINVAL, 0},
+                {"1 ", -EINVAL, 0},
+                {"", -EINVAL, 0},
+                {"65535", -ERANGE, 0},
+                {"4294967295", -ERANGE, 0},
+                {"4294967296", -ERANGE, 0},
+                {"12345678901", -EINVAL, 0},
+                {"1a", -EINVAL, 0},
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                uint32_t id = 0;
+                CHECK_INT(rules_parse_id(cases[i].s, &id), cases[i].r);
+                if (cases[i].r == 0)
+                        CHECK_INT(id, cases[i].id);
+        }
 }
 
 static void test_cmdline_split(void)
@@ -441,6 +545,8 @@ static void test_env_prefilter(void)
         props_clear(&p);
 }
 
-TEST_MAIN(TEST(test_stock_rules), TEST(test_kernel_prefilter), TEST(test_env_prefilter), TEST(test_static_nodes), TEST(test_broken_lines), TEST(test_missing_separator), TEST(test_nul_and_garbage), TEST(test_continuation_comments),
-          TEST(test_values_and_patterns), TEST(test_goto), TEST(test_format_check), TEST(test_replace_chars),
-          TEST(test_cmdline_split))
+TEST_MAIN(TEST(test_stock_rules), TEST(test_kernel_prefilter), TEST(test_env_prefilter),
+          TEST(test_static_nodes), TEST(test_broken_lines), TEST(test_missing_separator),
+          TEST(test_nul_and_garbage), TEST(test_continuation_comments), TEST(test_values_and_patterns),
+          TEST(test_goto), TEST(test_format_check), TEST(test_replace_chars), TEST(test_cmdline_split),
+          TEST(test_empty_values), TEST(test_parse_id))
