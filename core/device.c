@@ -354,6 +354,21 @@ int device_get_sysattr(struct device *d, const char *sysfs_root, const char *att
         return a->value ? 0 : a->error;
 }
 
+int device_get_driver_now(struct device *d, const char *sysfs_root, const char **ret)
+{
+        const char *v = NULL;
+
+        if (d->driver) {
+                *ret = d->driver;
+                return 0;
+        }
+        int r = device_get_sysattr(d, sysfs_root, "driver", &v);
+        if (r == -ENOMEM)
+                return r;
+        *ret = r < 0 ? NULL : v; /* no link (or no directory any more): unbound */
+        return 0;
+}
+
 int device_set_sysattr(struct device *d, const char *sysfs_root, const char *attr, const char *value)
 {
         struct device_attr *a;

@@ -124,6 +124,11 @@ const char *device_get_property(const struct device *d, const char *key);
 int device_get_sysattr(struct device *d, const char *sysfs_root, const char *attr, const char **ret);
 /* Writes an attribute (ATTR{x}="v" assignments) and updates the cache. */
 int device_set_sysattr(struct device *d, const char *sysfs_root, const char *attr, const char *value);
+/* The driver bound to d as rules see it (DRIVER, DRIVERS, $driver): the record's, or when the
+ * record has none, the `driver` link's target read now (cached like an attribute). The kernel
+ * makes the link before it calls probe() and sends "bind" after it, so while a probe adds child
+ * devices only the link knows. 0 with *ret NULL when unbound, or -ENOMEM. */
+int device_get_driver_now(struct device *d, const char *sysfs_root, const char **ret);
 void device_clear_attrs(struct device *d);
 
 /* An O_PATH fd of d's sysfs directory, opened on first use and kept (owned by d) until

@@ -525,7 +525,9 @@ static int expand_one(const struct format_ctx *c, int type, const char *attr, st
                 v = c->parent ? c->parent->sysname : NULL;
                 break;
         case SUBST_DRIVER:
-                v = c->parent ? c->parent->driver : NULL;
+                if (c->parent &&
+                    (r = device_get_driver_now(c->parent, c->sysfs_root ? c->sysfs_root : "/sys", &v)) < 0)
+                        return r;
                 break;
         case SUBST_MAJOR:
         case SUBST_MINOR:

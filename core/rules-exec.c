@@ -1054,8 +1054,13 @@ static int apply_token(struct rules_exec *x, const struct rule_line *l, const st
         case TK_M_PARENTS_SUBSYSTEM:
                 return token_match(t, dev->subsystem);
         case TK_M_DRIVER:
-        case TK_M_PARENTS_DRIVER:
-                return token_match(t, dev->driver);
+        case TK_M_PARENTS_DRIVER: {
+                /* a parent whose probe is running has its link but no "bind" event yet */
+                const char *drv;
+                if ((r = device_get_driver_now(dev, x->o.sysfs_root, &drv)) < 0)
+                        return r;
+                return token_match(t, drv);
+        }
         case TK_M_ATTR:
         case TK_M_PARENTS_ATTR:
                 r = attr_value(x, t, dev, &buf);

@@ -212,7 +212,7 @@ def bitmap(bits):
 
 
 # input event types and codes (linux/input-event-codes.h)
-EV_SYN, EV_KEY, EV_REL, EV_ABS, EV_MSC, EV_SW, EV_LED, EV_REP = 0, 1, 2, 3, 4, 5, 0x11, 0x14
+EV_SYN, EV_KEY, EV_REL, EV_ABS, EV_MSC, EV_SW, EV_LED, EV_SND, EV_REP = 0, 1, 2, 3, 4, 5, 0x11, 0x12, 0x14
 BTN_LEFT, BTN_RIGHT, BTN_MIDDLE, BTN_SIDE, BTN_EXTRA = 0x110, 0x111, 0x112, 0x113, 0x114
 BTN_GAMEPAD_FIRST, BTN_GAMEPAD_LAST = 0x130, 0x13e     # BTN_SOUTH .. BTN_THUMBR
 BTN_TOOL_PEN, BTN_TOOL_RUBBER, BTN_TOOL_FINGER = 0x140, 0x141, 0x145
@@ -226,12 +226,13 @@ ABS_TOOL_WIDTH, ABS_MT_SLOT, ABS_MT_POSITION_X, ABS_MT_POSITION_Y = 0x1c, 0x2f, 
 ABS_MT_TRACKING_ID, ABS_MT_PRESSURE = 0x39, 0x3a
 MSC_SCAN = 4
 SW_LID = 0
+SND_BELL, SND_TONE = 1, 2
 PROP_POINTER, PROP_DIRECT, PROP_BUTTONPAD, PROP_POINTING_STICK, PROP_ACCELEROMETER = 0, 1, 2, 5, 6
-BUS_PCI, BUS_USB, BUS_I8042, BUS_HOST, BUS_SPI = 0x01, 0x03, 0x11, 0x19, 0x1c
+BUS_PCI, BUS_USB, BUS_ISA, BUS_I8042, BUS_HOST, BUS_SPI = 0x01, 0x03, 0x10, 0x11, 0x19, 0x1c
 
 INPUT_CAPS = ("ev", "key", "rel", "abs", "msc", "led", "snd", "ff", "sw")
 INPUT_UEVENT_CAPS = (("KEY", "key", EV_KEY), ("REL", "rel", EV_REL), ("ABS", "abs", EV_ABS),
-                     ("MSC", "msc", EV_MSC), ("LED", "led", EV_LED), ("SND", "snd", 0x12),
+                     ("MSC", "msc", EV_MSC), ("LED", "led", EV_LED), ("SND", "snd", EV_SND),
                      ("FF", "ff", 0x15), ("SW", "sw", EV_SW))
 MODALIAS_SECTIONS = (("e", "ev", 0), ("k", "key", KEY_MIN_INTERESTING), ("r", "rel", 0), ("a", "abs", 0),
                      ("m", "msc", 0), ("l", "led", 0), ("s", "snd", 0), ("f", "ff", 0), ("w", "sw", 0))
@@ -660,6 +661,9 @@ def build_machine():
                        attrs={"modalias": "platform:serial8250\n"}, env=[("MODALIAS", "platform:serial8250")])
     lis3 = m.bus(platform, "lis3lv02d", "platform", driver="lis3lv02d", module="lis3lv02d",
                  attrs={"modalias": "platform:lis3lv02d\n"}, env=[("MODALIAS", "platform:lis3lv02d")])
+    # the PC speaker: platform_device "pcspkr" (arch code), bound to the pcspkr driver
+    pcspkr = m.bus(platform, "pcspkr", "platform", driver="pcspkr", module="pcspkr",
+                   attrs={"modalias": "platform:pcspkr\n"}, env=[("MODALIAS", "platform:pcspkr")])
     ads = m.bus(platform, "ads7846", "platform", driver="ads7846", module="ads7846",
                 attrs={"modalias": "platform:ads7846\n"}, env=[("MODALIAS", "platform:ads7846")])
     acpi_root = m.bus(None, "LNXSYSTM:00", "acpi", attrs={"hid": "LNXSYSTM\n", "modalias": "acpi:LNXSYSTM:\n"},
@@ -720,6 +724,9 @@ def build_machine():
                   "key": list(range(BTN_GAMEPAD_FIRST, BTN_GAMEPAD_LAST + 1)),
                   "abs": [ABS_X, ABS_Y, ABS_Z, ABS_RX, ABS_RY, ABS_RZ, ABS_HAT0X, ABS_HAT0Y], "ff": [0x50, 0x51]},
                  handlers=[("js", 0)])
+    # what drivers/input/misc/pcspkr.c registers: sounds only (EV_SYN is the input core's)
+    input_device(m, pcspkr, 9, "PC Speaker", "isa0061/input0", (BUS_ISA, 0x1f, 1, 0x100),
+                 {"ev": [EV_SYN, EV_SND], "snd": [SND_BELL, SND_TONE]})
     m.cls(None, "mice", "input", devt=("char", INPUT_MAJOR, 63), devname="input/mice")
 
     # --- tty, mem, misc, loop, lo

@@ -442,6 +442,7 @@ static void test_input_id(void)
                 {"event7", INPUT_TABLET},
                 {"event8", INPUT_JOYSTICK},
                 {"js0", INPUT_JOYSTICK},
+                {"event9", 0}, /* the PC speaker: sounds only, ID_INPUT alone as in the reference */
         };
         static const struct {
                 unsigned flag;

@@ -30,6 +30,7 @@ EXPECT = {
     ("path_id", "class/input/event2"): {"ID_PATH": "platform-i8042-serio-2"},
     ("path_id", "class/input/event3"): {"ID_PATH": "acpi-PNP0C0D:00"},
     ("path_id", "class/input/event6"): {"ID_PATH": "pci-0000:00:14.0-usb-0:1.1:1.0"},
+    ("path_id", "class/input/event9"): {"ID_PATH": "platform-pcspkr"},
     ("path_id", "class/net/eth0"): {"ID_PATH": "pci-0000:00:19.0"},
     ("path_id", "class/net/eth1"): {"ID_PATH": "pci-0000:00:1d.7-usb-0:2:1.0"},
     ("path_id", "class/tty/ttyS0"): {"ID_PATH": "platform-serial8250"},
@@ -63,6 +64,7 @@ INPUT_KINDS = {
     "mouse3": {"ID_INPUT", "ID_INPUT_TABLET"},
     "event8": {"ID_INPUT", "ID_INPUT_JOYSTICK"},
     "js0": {"ID_INPUT", "ID_INPUT_JOYSTICK"},
+    "event9": {"ID_INPUT"},  # the PC speaker (EV_SND only): no class of its own
 }
 
 # device nodes of the host resolve through /sys/dev/char/M:m of the fixture

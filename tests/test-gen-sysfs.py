@@ -166,7 +166,7 @@ EXPECTED_NODES = {
     ("mem", "full", (1, 7), "full"), ("mem", "random", (1, 8), "random"), ("mem", "urandom", (1, 9), "urandom"),
     ("mem", "kmsg", (1, 11), "kmsg"),
     ("input", "event0", (13, 64), "input/event0"), ("input", "mouse0", (13, 32), "input/mouse0"),
-    ("input", "mice", (13, 63), "input/mice"),
+    ("input", "mice", (13, 63), "input/mice"), ("input", "event9", (13, 73), "input/event9"),
     ("block", "sda", (8, 0), "sda"), ("block", "sda1", (8, 1), "sda1"), ("block", "sda2", (8, 2), "sda2"),
     ("block", "sdb", (8, 16), "sdb"), ("block", "sdb1", (8, 17), "sdb1"),
     ("block", "loop0", (7, 0), "loop0"),
@@ -353,6 +353,8 @@ INPUT_KINDS = {
     "ST LIS3LV02DL Accelerometer": lambda c: 6 in c["properties"] and {0, 1, 2} <= c["abs"],
     "Lid Switch": lambda c: 5 in c["ev"] and 0 in c["sw"],
     "Logitech USB Optical Mouse": lambda c: 0x110 in c["key"] and {0, 1} <= c["rel"],
+    # pcspkr: EV_SYN and EV_SND (bell and tone), nothing else
+    "PC Speaker": lambda c: c["ev"] == {0, 0x12} and c["snd"] == {1, 2} and not c["key"],
 }
 
 
@@ -386,6 +388,17 @@ def check_input(root, layout):
                 "%s: %s has an event device" % (layout, name))
     T.equal(seen, set(INPUT_KINDS), "%s: one input device of each kind" % layout)
     T.equal(read(os.path.join(base, "input0", "capabilities", "ev")), "120013\n", "%s: keyboard EV bits" % layout)
+    # what the kernel's pcspkr driver shows (ev=40001 snd=6), below the platform device pcspkr
+    spkr = os.path.join(base, "input9")
+    T.equal((read(os.path.join(spkr, "capabilities", "ev")), read(os.path.join(spkr, "capabilities", "snd")),
+             read(os.path.join(spkr, "phys")), read(os.path.join(spkr, "id", "bustype"))),
+            ("40001\n", "6\n", "isa0061/input0\n", "0010\n"), "%s: PC speaker capabilities" % layout)
+    T.equal(uevent(spkr).get("SND"), "6", "%s: PC speaker SND=" % layout)
+    T.equal(os.path.realpath(spkr if layout == "converted" else spkr + "/device"),
+            root + "/devices/platform/pcspkr" + ("/input/input9" if layout == "converted" else ""),
+            "%s: PC speaker below the platform device pcspkr" % layout)
+    T.equal(os.path.realpath(root + "/devices/platform/pcspkr/driver"), root + "/bus/platform/drivers/pcspkr",
+            "%s: pcspkr bound to the pcspkr driver" % layout)
 
 
 def check_legacy(root, man):
