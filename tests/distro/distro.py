@@ -12,6 +12,7 @@ Exit status: 0 pass, 1 fail, 77 skip (not root, no QEMU, debootstrap not obtaina
 
 import json
 import os
+import shutil
 import sys
 import tempfile
 import threading
@@ -53,8 +54,9 @@ class Env:
     def images(self):
         if self.imgs is None:
             t = time.monotonic()
-            self.imgs = image.make_images(self.cache, self.source, self.build,
-                                          os.path.join(self.cache, "images"))
+            with image.locked(self.cache, "images.lock"):
+                self.imgs = image.make_images(self.cache, self.source, self.build,
+                                              os.path.join(self.cache, "images"))
             log("images ready after %.0f s" % (time.monotonic() - t))
         return self.imgs
 
@@ -105,15 +107,18 @@ def boot(env, variant, accel):
     os.makedirs(env.results, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="devman-distro-%s." % variant, dir=env.cache) as tmp:
         # the boot writes to its disks: a copy of each, so every boot starts from the image
-        for key in (variant, "data"):
-            dst = os.path.join(tmp, os.path.basename(imgs[key]))
-            subprocess.run(["cp", "--sparse=always", "--reflink=auto", imgs[key], dst], check=True)
-            imgs[key if key != "data" else "data_copy"] = dst
+        with image.locked(env.cache, "images.lock"):
+            copies = [(key, shutil.copy(imgs[key], tmp)) for key in ("vmlinuz", "initrd")]
+            for key in (variant, "data"):
+                dst = os.path.join(tmp, os.path.basename(imgs[key]))
+                subprocess.run(["cp", "--sparse=always", "--reflink=auto", imgs[key], dst], check=True)
+                copies.append((key if key != "data" else "data_copy", dst))
+        imgs.update(copies)
         report_path = os.path.join(tmp, "report.txt")
         console_path = os.path.join(tmp, "console.log")
         qmp_path = os.path.join(tmp, "qmp.sock")
         append = "root=UUID=%s ro console=ttyS0,115200 panic=-1 systemd.show_status=1" % image.ROOT_UUID
-        cmd = [env.qemu, "-nodefaults", "-no-user-config", "-M", "pc", "-m", "1024", "-smp", "1",
+        cmd = [env.qemu, "-nodefaults", "-no-user-config", "-M", "pc", "-m", "1024", "-smp", os.environ.get("DEVMAN_DISTRO_SMP", "2"),
                "-accel", accel, "-display", "none", "-vga", "none", "-no-reboot",
                "-kernel", imgs["vmlinuz"], "-initrd", imgs["initrd"], "-append", append,
                "-serial", "file:" + console_path, "-serial", "file:" + report_path,

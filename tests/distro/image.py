@@ -25,6 +25,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "vm"))
 import images as vmimages  # noqa: E402
 import kernel as vmkernel  # noqa: E402
 
+locked = vmkernel.locked
+
 SUITE = "bookworm"
 # What the guest needs beyond minbase: systemd as PID 1, udev (the reference, and the
 # initramfs' device manager), Debian's kernel and initramfs, and devman's shared libraries.
@@ -38,6 +40,8 @@ ROOT_UUID = "6d3b2a10-9c8e-4f71-a2b5-0e4d6c8b9a71"
 ROOT_SIZE = 2048 * MIB
 DATA_SERIAL = "devman-data"
 DATA_PTUUID = "2c9e4f61-0b7a-4d35-8e12-6a5f3c7d9b04"
+# fixed, or sfdisk picks new ones each build and the by-partuuid units differ between boots
+DATA_PARTUUIDS = ("5f0c2a8e-1d3b-4c6a-9e7f-0b2d4c6e8a11", "7a1e3c5b-2f4d-4e6a-8b0c-1d3f5a7c9e22")
 LABEL_FS, LABEL_UUID = "DMLABEL", "41a7c3e2-5b9d-4f08-a6c1-7e2d9b3f5a60"
 UUID_FS, UUID_UUID = "DMUUID", "8e5b1d47-2c6a-4b93-9f0e-d3a7c1b6e258"
 MACHINE_ID = "d15c0de5e1a84b6f9c2d7e0a3b4f5c61"
@@ -232,8 +236,9 @@ def _data_disk(path):
     with open(path, "wb") as f:
         f.truncate(size)
     _run(["sfdisk", "-q", "--no-reread", "--no-tell-kernel", path], input=(
-        "label: gpt\nlabel-id: %s\nstart=2048, size=%d, name=dmlabel\nstart=%d, size=%d, name=dmuuid\n"
-        % (DATA_PTUUID, 20 * 2048, 2048 + 20 * 2048, 20 * 2048)))
+        "label: gpt\nlabel-id: %s\nstart=2048, size=%d, uuid=%s, name=dmlabel\n"
+        "start=%d, size=%d, uuid=%s, name=dmuuid\n"
+        % (DATA_PTUUID, 20 * 2048, DATA_PARTUUIDS[0], 2048 + 20 * 2048, 20 * 2048, DATA_PARTUUIDS[1])))
     for i, (label, uuid) in enumerate([(LABEL_FS, LABEL_UUID), (UUID_FS, UUID_UUID)]):
         part = "%s.p%d" % (path, i + 1)
         vmimages._mkext4(part, 20 * MIB, label, uuid)
@@ -248,7 +253,8 @@ UUID=%s /mnt/uuid ext4 defaults 0 2
 
 
 def make_images(cache, source, build_root, out):
-    """Stage 2: root-devman.img, root-udevd.img, data.img, vmlinuz and initrd.img in out."""
+    """Stage 2: root-devman.img, root-udevd.img, data.img, vmlinuz and initrd.img in out.
+    Callers hold locked(cache, "images.lock") while they make or copy the images."""
     root = base(cache)
     bdir = usr_build(source, build_root)
     os.makedirs(out, exist_ok=True)

@@ -2,6 +2,7 @@
 # The distro suite's guest side (tests/distro): writes sections "@@BEGIN name" ... "@@END rc"
 # to ttyS1 (a file on the host), then powers off. Parsed by tests/distro/distro.py.
 out=/dev/ttyS1
+export SYSTEMD_COLORS=0 SYSTEMD_PAGER=
 stty -F "$out" raw -echo 115200 2>/dev/null
 exec 3>"$out"
 
@@ -16,7 +17,7 @@ section() {
 # the boot jobs, getty's wait for its device included, are done (bounded by the host's watchdog)
 state=$(systemctl is-system-running --wait 2>&1)
 echo "@@STATE $state" >&3
-if systemctl -q is-enabled devman.service 2>/dev/null; then
+if [ "$(systemctl is-enabled systemd-udevd.service 2>/dev/null)" = masked ]; then
     manager=devman
     units="devman.service devman-kernel.socket devman-control.socket devman-trigger.service devman-settle.service"
     settle=devman-settle.service
