@@ -4,6 +4,8 @@ the devman boot with the systemd-udevd boot of the same image."""
 import fnmatch
 import re
 
+import image
+
 # The sections the guest writes; a report without one of them is incomplete.
 SECTIONS = ["cmdline", "failed", "devices", "manager-units", "jobs", "analyze", "settle",
             "userspace-start", "mounts", "links", "dev-find", "dev-ls", "db", "modules",
@@ -103,7 +105,9 @@ def check_boot(rep, variant):
         p.append("%s: systemctl is-system-running says %r, not 'running'" % (variant, rep.get("state")))
     for u in failed_units(rep):
         p.append("%s: failed unit %s" % (variant, u))
-    import image
+    # the manager's own units log no warning on a normal boot (issue 32: module loading)
+    for line in rep["sections"].get("journal-manager", []):
+        p.append("%s: warning from the device manager: %s" % (variant, line))
     m = mounts(rep)
     for target, want in (("/mnt/label", image.LABEL_FS), ("/mnt/uuid", image.UUID_FS)):
         if target not in m or m[target][1] != "ext4":
