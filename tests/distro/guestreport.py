@@ -103,6 +103,9 @@ def check_boot(rep, variant):
         p.append("%s: the guest says its device manager is %r" % (variant, rep.get("manager")))
     if rep.get("state") != "running":
         p.append("%s: systemctl is-system-running says %r, not 'running'" % (variant, rep.get("state")))
+    cut = [line.split()[0] for line in rep["sections"].get("devices", []) if "\u2026" in line.split(" ", 1)[0]]
+    if cut:
+        p.append("%s: %d unit names cut short by systemctl (e.g. %s): not comparable" % (variant, len(cut), cut[0]))
     for u in failed_units(rep):
         p.append("%s: failed unit %s" % (variant, u))
     # the manager's own units log no warning on a normal boot (issue 32: module loading)

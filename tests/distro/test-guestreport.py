@@ -70,6 +70,9 @@ try:
 finally:
     os.unlink(f.name)
 
+short = g.parse(report("udevd", common + ["dev-disk-by\\x2dpath-pci\u2026"]))
+expect(any("cut short" in p for p in g.check_boot(short, "udevd")), "ellipsized unit names are a problem")
+
 cut = g.parse(report("devman", common, done=False).replace("@@END 0 journal-manager\n", ""))
 expect(any("incomplete" in p for p in g.check_boot(cut, "devman")), "a cut-off report is a problem")
 

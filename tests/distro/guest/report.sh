@@ -2,7 +2,8 @@
 # The distro suite's guest side (tests/distro): writes sections "@@BEGIN name" ... "@@END rc"
 # to ttyS1 (a file on the host), then powers off. Parsed by tests/distro/distro.py.
 out=/dev/ttyS1
-export SYSTEMD_COLORS=0 SYSTEMD_PAGER=
+# ttyS1 is a terminal: no colours, no pager, no names cut to its width
+export SYSTEMD_COLORS=0 SYSTEMD_PAGER='' COLUMNS=1000
 stty -F "$out" raw -echo 115200 2>/dev/null
 exec 3>"$out"
 
@@ -28,8 +29,8 @@ else
 fi
 echo "@@MANAGER $manager" >&3
 section cmdline cat /proc/cmdline
-section failed systemctl list-units --failed --all --plain --no-legend
-section devices systemctl list-units --type=device --all --plain --no-legend
+section failed systemctl list-units --full --failed --all --plain --no-legend
+section devices systemctl list-units --full --type=device --all --plain --no-legend
 # shellcheck disable=SC2086 # a list of unit names
 section manager-units systemctl show -p Id -p ActiveState -p SubState -p NRestarts $units
 section jobs systemctl list-jobs --no-legend
