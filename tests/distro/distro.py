@@ -109,6 +109,9 @@ def boot(env, variant, accel):
         # the boot writes to its disks: a copy of each, so every boot starts from the image
         with image.locked(env.cache, "images.lock"):
             copies = [(key, shutil.copy(imgs[key], tmp)) for key in ("vmlinuz", "initrd")]
+            # debugging aid: another initramfs (e.g. one that loads more modules before udev)
+            if os.environ.get("DEVMAN_DISTRO_INITRD"):
+                copies[1] = ("initrd", shutil.copy(os.environ["DEVMAN_DISTRO_INITRD"], tmp))
             for key in (variant, "data"):
                 dst = os.path.join(tmp, os.path.basename(imgs[key]))
                 subprocess.run(["cp", "--sparse=always", "--reflink=auto", imgs[key], dst], check=True)
