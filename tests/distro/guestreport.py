@@ -54,6 +54,16 @@ def device_units(rep):
     return units
 
 
+def dev_entries(rep):
+    """{path: 'TYPE MODE OWNER GROUP [LINK TARGET]'} from the guest's `find /dev -printf`."""
+    out = {}
+    for line in rep["sections"].get("dev-find", []):
+        path, _, rest = line.partition(" ")
+        if path.startswith("/dev"):
+            out[path] = rest
+    return out
+
+
 def failed_units(rep):
     return [line.split()[0] for line in rep["sections"].get("failed", []) if line.split()]
 
@@ -134,7 +144,8 @@ def load_allowlist(path):
 
 
 def differences(ref, dm):
-    """Every difference between the reference boot and the devman boot as 'KIND SUBJECT: what'."""
+    """Every difference between the reference boot and the devman boot as (KIND SUBJECT, what):
+    device units, /dev (type, mode, owner, group, link target) and interface names."""
     out = []
     ru, du = device_units(ref), device_units(dm)
     for u in sorted(set(ru) | set(du)):
@@ -144,6 +155,10 @@ def differences(ref, dm):
             out.append(("unit-extra %s" % u, "only the devman boot has it (%s)" % du[u]))
         elif ru[u] != du[u]:
             out.append(("unit-state %s" % u, "udevd: %s, devman: %s" % (ru[u], du[u])))
+    rd, dd = dev_entries(ref), dev_entries(dm)
+    for path in sorted(set(rd) | set(dd)):
+        if rd.get(path) != dd.get(path):
+            out.append(("dev %s" % path, "udevd: %s, devman: %s" % (rd.get(path, "(none)"), dd.get(path, "(none)"))))
     ri, di = interfaces(ref), interfaces(dm)
     if ri != di:
         out.append(("net %s" % ",".join(di), "interfaces: udevd %s, devman %s" % (ri, di)))

@@ -28,6 +28,10 @@ def report(manager, units, links="2: ens4: <BROADCAST,MULTICAST> mtu 1500", warn
             out += ["/ /dev/vda ext4", "/mnt/label /dev/vdb1 ext4", "/mnt/uuid /dev/vdb2 ext4"]
         elif s == "links":
             out += ["1: lo: <LOOPBACK,UP,LOWER_UP> mtu 65536", links]
+        elif s == "dev-find":
+            out += ["/dev/vda b 660 root disk ", "/dev/hvc0 c 620 root tty "]
+            if manager == "devman":
+                out.append("/dev/extra l 777 root root vda")
         elif s == "settle":
             out.append("12345678")
         elif s == "journal-manager":
@@ -51,11 +55,12 @@ dm = g.parse(report("devman", common, links="2: enp0s4: <BROADCAST>",
 diffs = dict(g.differences(ref, dm))
 expect("unit-missing dev-hvc0.device" in diffs, "a unit only the reference has is a difference")
 expect("net enp0s4" in diffs, "a different interface name is a difference")
+expect(list(d for d in diffs if d.startswith("dev ")) == ["dev /dev/extra"], "a /dev entry only devman made is a difference")
 probs = g.check_boot(dm, "devman")
 expect(any("acpi_cpufreq" in p for p in probs), "a warning of the manager is a problem")
 
 with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
-    f.write("# comment\nunit-missing dev-hvc* | planted for the test\n")
+    f.write("# comment\nunit-missing dev-hvc* | planted for the test\ndev /dev/extra | planted too\n")
 try:
     left = g.compare(ref, dm, f.name)
     expect(left == ["net enp0s4: interfaces: udevd ['ens4'], devman ['enp0s4']"],
