@@ -13,6 +13,7 @@ Exit status: 0 pass, 1 fail, 77 skip (not root, no QEMU, debootstrap not obtaina
 import json
 import os
 import shutil
+import signal
 import sys
 import tempfile
 import threading
@@ -197,6 +198,10 @@ def main(argv):
         print(__doc__, file=sys.stderr)
         return 2
     cmd = argv[1]
+    # meson's timeout sends SIGTERM: unwind, so the temp dirs (disk copies) are removed and
+    # QEMU is killed (it also dies with this process)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
+    signal.signal(signal.SIGINT, lambda *_: sys.exit(128 + signal.SIGINT))
     try:
         env = Env()
         if cmd == "image":
