@@ -64,6 +64,39 @@ def dev_entries(rep):
     return out
 
 
+def escape_path(path):
+    """systemd's unit name for a path (systemd-escape --path): "/" becomes "-", bytes other
+    than ASCII letters, digits, ":", "_" and "." (and a leading ".") become \\xNN."""
+    parts = [p for p in path.split("/") if p]
+    out = []
+    for c in "/".join(parts).encode():
+        ch = chr(c)
+        if ch == "/":
+            out.append("-")
+        elif (ch.isascii() and ch.isalnum()) or ch in ":_" or (ch == "." and out):
+            out.append(ch)
+        else:
+            out.append("\\x%02x" % c)
+    return "".join(out) or "-"
+
+
+def systemd_tagged(rep):
+    """Device paths (/devices/...) whose database entry has the systemd tag among its current
+    tags and is not SYSTEMD_READY=0: systemd must have a unit for each."""
+    out = []
+    for block in "\n".join(rep["sections"].get("db", [])).split("\n\n"):
+        path, props = None, {}
+        for line in block.splitlines():
+            if line.startswith("P: "):
+                path = line[3:]
+            elif line.startswith("E: "):
+                k, _, v = line[3:].partition("=")
+                props[k] = v
+        if path and ":systemd:" in props.get("CURRENT_TAGS", "") and props.get("SYSTEMD_READY") != "0":
+            out.append(path)
+    return out
+
+
 def failed_units(rep):
     return [line.split()[0] for line in rep["sections"].get("failed", []) if line.split()]
 
@@ -116,6 +149,13 @@ def check_boot(rep, variant):
     cut = [line.split()[0] for line in rep["sections"].get("devices", []) if "\u2026" in line.split(" ", 1)[0]]
     if cut:
         p.append("%s: %d unit names cut short by systemctl (e.g. %s): not comparable" % (variant, len(cut), cut[0]))
+    # issue 32: a device tagged for systemd in the database has its unit
+    units = device_units(rep)
+    for path in systemd_tagged(rep):
+        unit = escape_path("/sys" + path) + ".device"
+        if unit not in units:
+            p.append("%s: %s has CURRENT_TAGS=:systemd: in the database but systemd has no %s"
+                     % (variant, path, unit))
     for u in failed_units(rep):
         p.append("%s: failed unit %s" % (variant, u))
     # the manager's own units log no warning on a normal boot (issue 32: module loading)

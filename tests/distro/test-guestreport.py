@@ -32,6 +32,11 @@ def report(manager, units, links="2: ens4: <BROADCAST,MULTICAST> mtu 1500", warn
             out += ["/dev/vda b 660 root disk ", "/dev/hvc0 c 620 root tty "]
             if manager == "devman":
                 out.append("/dev/extra l 777 root root vda")
+        elif s == "db":
+            out += ["P: /devices/virtual/tty/hvc0", "N: hvc0", "E: CURRENT_TAGS=:systemd:", "",
+                    "P: /devices/virtual/tty/hvc1", "E: TAGS=:systemd:", "E: CURRENT_TAGS=:systemd:",
+                    "E: SYSTEMD_READY=0", "",
+                    "P: /devices/virtual/tty/hvc2", "E: TAGS=:systemd:"]
         elif s == "settle":
             out.append("12345678")
         elif s == "journal-manager":
@@ -74,6 +79,14 @@ try:
         expect(True, "an allowlist line without a reason is rejected")
 finally:
     os.unlink(f.name)
+
+expect(g.systemd_tagged(ref) == ["/devices/virtual/tty/hvc0"],
+       "only current systemd tags without SYSTEMD_READY=0 ask for a unit")
+expect(g.escape_path("/sys/devices/pci0000:00/0000:00:06.0/virtio3/virtio-ports/vport3p0") ==
+       "sys-devices-pci0000:00-0000:00:06.0-virtio3-virtio\\x2dports-vport3p0", "path escaped as systemd does")
+untagged = g.parse(report("devman", ["dev-vda.device"]))
+expect(any("CURRENT_TAGS=:systemd:" in p and "hvc0" in p for p in g.check_boot(untagged, "devman")),
+       "a systemd-tagged database entry without its unit is a problem (issue 32)")
 
 short = g.parse(report("udevd", common + ["dev-disk-by\\x2dpath-pci\u2026"]))
 expect(any("cut short" in p for p in g.check_boot(short, "udevd")), "ellipsized unit names are a problem")
