@@ -74,10 +74,10 @@ test)
     build build
     build build-asan -Db_sanitize=address,undefined -Db_lundef=false -Db_lto=false
     echo "== suites: unit fixture root (plain build)"
-    meson test -C build --print-errorlogs --no-suite vm --no-suite bench --no-suite soak --no-suite fuzz-long
+    meson test -C build --print-errorlogs --no-suite vm --no-suite bench --no-suite distro --no-suite soak --no-suite fuzz-long
     echo "== suites: unit fixture root fuzz (ASan+UBSan)"
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-        meson test -C build-asan --print-errorlogs --no-suite vm --no-suite bench --no-suite soak \
+        meson test -C build-asan --print-errorlogs --no-suite vm --no-suite bench --no-suite distro --no-suite soak \
         --no-suite fuzz-long --no-suite valgrind
     # libFuzzer: only the fuzz targets are built with clang; a bounded run of each (about 2 min)
     if [ ! -f build-fuzz/build.ninja ]; then

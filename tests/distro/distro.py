@@ -1,0 +1,228 @@
+#!/usr/bin/env python3
+"""The distro suite's driver: a Debian 12 system (systemd as PID 1) booted under QEMU once with
+devman as its device manager and once with systemd-udevd, and the two boots compared.
+See tests/README.md ("distro").
+
+  distro.py image                 build (or refresh) the images only
+  distro.py boot devman|udevd     one boot; the parsed report as JSON on stdout
+  distro.py test systemd          both boots, checks and comparison (the meson test)
+  distro.py evaluate              checks and comparison of the last reports, without booting
+
+Exit status: 0 pass, 1 fail, 77 skip (not root, no QEMU, debootstrap not obtainable)."""
+
+import json
+import os
+import shutil
+import signal
+import sys
+import tempfile
+import threading
+import subprocess
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "vm"))
+
+import image  # noqa: E402
+import guestreport  # noqa: E402
+import initramfs as vminitramfs  # noqa: E402
+import kernel as vmkernel  # noqa: E402
+import qemu as vmqemu  # noqa: E402
+
+SKIP = 77
+BOOT_TIMEOUT = int(os.environ.get("DEVMAN_DISTRO_TIMEOUT", "900"))
+PROBE_MARKER = "DEVMAN-DISTRO-PROBE-REACHED-INIT"
+MACHINE_MAC = "52:54:00:12:34:56"
+
+
+def log(msg):
+    print("distro: " + msg, file=sys.stderr, flush=True)
+
+
+class Env:
+    def __init__(self):
+        self.source = os.environ.get("DEVMAN_SOURCE_ROOT", os.path.dirname(os.path.dirname(HERE)))
+        self.build = os.environ.get("DEVMAN_BUILD_ROOT", os.path.join(self.source, "build"))
+        self.results = os.path.join(self.build, "tests", "distro", "results")
+        self.cache = image.cache_dir(self.build)
+        try:
+            self.qemu = vmkernel.qemu_binary()
+        except vmkernel.Unavailable as e:
+            raise image.Unavailable(str(e))
+        self.imgs = None
+
+    def images(self):
+        if self.imgs is None:
+            t = time.monotonic()
+            with image.locked(self.cache, "images.lock"):
+                self.imgs = image.make_images(self.cache, self.source, self.build,
+                                              os.path.join(self.cache, "images"))
+            log("images ready after %.0f s" % (time.monotonic() - t))
+        return self.imgs
+
+    def accel(self):
+        """KVM when a probe boot of the guest's kernel works under it, else TCG (the vm suite's
+        detection, cached in the distro cache)."""
+        imgs = self.images()
+        kern = vmkernel.Kernel(os.path.join(self.cache, "base"))
+
+        def probe(accel):
+            with tempfile.TemporaryDirectory(prefix="devman-distro-probe.") as tmp:
+                img = os.path.join(tmp, "probe.cpio")
+                vminitramfs.build_probe(img, PROBE_MARKER)
+                ok = vmqemu.probe(self.qemu, imgs["vmlinuz"], img, accel, 20, PROBE_MARKER)
+                log("probe %s: %s" % (accel, "reached /init" if ok else "no /init"))
+                return ok
+        return vmkernel.accelerator(self.cache, kern, self.qemu, probe)
+
+
+def machine_args(imgs, variant, workdir):
+    """The guest's hardware (issue 32's): virtio disks, virtio-net, xHCI with keyboard and
+    tablet, a virtio-serial controller with one virtconsole port; ttyS0 is the console and
+    ttyS1 the report channel."""
+    def drive(node, path, snapshot):
+        spec = {"driver": "raw", "node-name": node,
+                "file": {"driver": "file", "filename": path}}
+        return ["-blockdev", json.dumps(spec)]
+    return [
+        *drive("root", imgs[variant], False),
+        "-device", "virtio-blk-pci,drive=root,id=vroot,serial=devman-root",
+        *drive("data", imgs["data_copy"], False),
+        "-device", "virtio-blk-pci,drive=data,id=vdata,serial=" + image.DATA_SERIAL,
+        "-netdev", "user,id=n0,restrict=on",
+        "-device", "virtio-net-pci,netdev=n0,mac=" + MACHINE_MAC,
+        "-device", "qemu-xhci,id=xhci",
+        "-device", "usb-kbd,bus=xhci.0,id=kbd",
+        "-device", "usb-tablet,bus=xhci.0,id=tablet",
+        "-device", "virtio-serial-pci,id=vser0",
+        "-chardev", "file,id=hvc,path=" + os.path.join(workdir, "hvc0.log"),
+        "-device", "virtconsole,chardev=hvc,id=vcon0",
+        "-rtc", "base=utc",
+    ]
+
+
+def boot(env, variant, accel):
+    """One boot; returns (report text, console text, host seconds). QEMU is dead on return."""
+    imgs = dict(env.images())
+    os.makedirs(env.results, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="devman-distro-%s." % variant, dir=env.cache) as tmp:
+        # the boot writes to its disks: a copy of each, so every boot starts from the image
+        with image.locked(env.cache, "images.lock"):
+            copies = [(key, shutil.copy(imgs[key], tmp)) for key in ("vmlinuz", "initrd")]
+            # debugging aid: another initramfs (e.g. one that loads more modules before udev)
+            if os.environ.get("DEVMAN_DISTRO_INITRD"):
+                copies[1] = ("initrd", shutil.copy(os.environ["DEVMAN_DISTRO_INITRD"], tmp))
+            for key in (variant, "data"):
+                dst = os.path.join(tmp, os.path.basename(imgs[key]))
+                subprocess.run(["cp", "--sparse=always", "--reflink=auto", imgs[key], dst], check=True)
+                copies.append((key if key != "data" else "data_copy", dst))
+        imgs.update(copies)
+        report_path = os.path.join(tmp, "report.txt")
+        console_path = os.path.join(tmp, "console.log")
+        qmp_path = os.path.join(tmp, "qmp.sock")
+        append = "root=UUID=%s ro console=ttyS0,115200 panic=-1 systemd.show_status=1" % image.ROOT_UUID
+        cmd = [env.qemu, "-nodefaults", "-no-user-config", "-M", "pc", "-m", "1024", "-smp", os.environ.get("DEVMAN_DISTRO_SMP", "2"),
+               "-accel", accel, "-display", "none", "-vga", "none", "-no-reboot",
+               "-kernel", imgs["vmlinuz"], "-initrd", imgs["initrd"], "-append", append,
+               "-serial", "file:" + console_path, "-serial", "file:" + report_path,
+               "-qmp", "unix:%s,server=on,wait=off" % qmp_path,
+               *machine_args(imgs, variant, tmp)]
+        start = time.monotonic()
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, preexec_fn=vmqemu._die_with_parent)
+        killed = threading.Event()
+
+        def watchdog():
+            killed.set()
+            proc.kill()  # only the QEMU this function started, by its PID
+
+        timer = threading.Timer(BOOT_TIMEOUT, watchdog)
+        timer.start()
+        try:
+            out = proc.communicate()[0].decode(errors="replace")
+        finally:
+            timer.cancel()
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        seconds = time.monotonic() - start
+        for line in out.splitlines():
+            if line.strip():
+                log("qemu: " + line)
+        with open(report_path, errors="replace") as f:
+            report_text = f.read()
+        with open(console_path, errors="replace") as f:
+            console_text = f.read()
+        rdir = os.path.join(env.results, variant)
+        os.makedirs(rdir, exist_ok=True)
+        for name, text in (("report.txt", report_text), ("console.log", console_text)):
+            with open(os.path.join(rdir, name), "w") as f:
+                f.write(text)
+        if killed.is_set():
+            raise TimeoutError("watchdog: QEMU killed after %d s (%s boot); console in %s"
+                               % (BOOT_TIMEOUT, variant, rdir))
+        return report_text, console_text, seconds
+
+
+def run_boot(env, variant, accel):
+    log("booting the %s image under %s (watchdog %d s)" % (variant, accel, BOOT_TIMEOUT))
+    text, _, seconds = boot(env, variant, accel)
+    rep = guestreport.parse(text)
+    rep["host_seconds"] = round(seconds, 1)
+    rep["variant"] = variant
+    with open(os.path.join(env.results, variant + ".json"), "w") as f:
+        json.dump(rep, f, indent=1, sort_keys=True)
+    log("%s boot: %.0f s on the host" % (variant, seconds))
+    return rep
+
+
+def load(env, variant):
+    with open(os.path.join(env.results, variant + ".json")) as f:
+        return json.load(f)
+
+
+def evaluate(env):
+    ref, dm = load(env, "udevd"), load(env, "devman")
+    problems = guestreport.check_boot(ref, "udevd") + guestreport.check_boot(dm, "devman")
+    problems += guestreport.compare(ref, dm, os.path.join(HERE, "allowlist.txt"))
+    print(guestreport.summary(ref, dm))
+    for p in problems:
+        print("FAIL: " + p)
+    print("%d problems" % len(problems))
+    return 1 if problems else 0
+
+
+def main(argv):
+    if len(argv) < 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    cmd = argv[1]
+    # meson's timeout sends SIGTERM: unwind, so the temp dirs (disk copies) are removed and
+    # QEMU is killed (it also dies with this process)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
+    signal.signal(signal.SIGINT, lambda *_: sys.exit(128 + signal.SIGINT))
+    try:
+        env = Env()
+        if cmd == "image":
+            print(json.dumps(env.images(), indent=1))
+            return 0
+        if cmd == "evaluate":
+            return evaluate(env)
+        accel = env.accel()
+        if cmd == "boot" and len(argv) == 3 and argv[2] in image.VARIANTS:
+            print(json.dumps(run_boot(env, argv[2], accel), indent=1, sort_keys=True))
+            return 0
+        if cmd == "test" and argv[2:] == ["systemd"]:
+            for variant in ("udevd", "devman"):
+                run_boot(env, variant, accel)
+            return evaluate(env)
+    except image.Unavailable as e:
+        log("skip: %s" % e)
+        return SKIP
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
