@@ -72,16 +72,10 @@ def _run(cmd, timeout=600, **kw):
 
 def cache_dir(build_root):
     """$DEVMAN_DISTRO_CACHE, else /var/cache/devman-distro, else build/distro-cache."""
-    env = os.environ.get("DEVMAN_DISTRO_CACHE")
-    candidates = [env] if env else ["/var/cache/devman-distro", os.path.join(build_root, "distro-cache")]
-    for d in candidates:
-        try:
-            os.makedirs(d, exist_ok=True)
-            if os.access(d, os.W_OK):
-                return d
-        except OSError:
-            pass
-    raise Unavailable("no writable cache directory among %s" % candidates)
+    try:
+        return vmkernel.cache_dir(build_root, "DEVMAN_DISTRO_CACHE", "devman-distro", "distro-cache")
+    except vmkernel.Unavailable as e:
+        raise Unavailable(str(e))
 
 
 def _deb822_uris(text):

@@ -16,10 +16,11 @@ class Unavailable(Exception):
     """The kernel (or QEMU) cannot be obtained: the suite skips."""
 
 
-def cache_dir(build_root):
-    """$DEVMAN_VM_CACHE, else /var/cache/devman-vm when it can be made, else in the build dir."""
-    env = os.environ.get("DEVMAN_VM_CACHE")
-    candidates = [env] if env else ["/var/cache/devman-vm", os.path.join(build_root, "vm-cache")]
+def cache_dir(build_root, env_var="DEVMAN_VM_CACHE", name="devman-vm", local="vm-cache"):
+    """$DEVMAN_VM_CACHE, else /var/cache/devman-vm when it can be made, else in the build dir
+    (the distro suite passes its own variable and names)."""
+    env = os.environ.get(env_var)
+    candidates = [env] if env else [os.path.join("/var/cache", name), os.path.join(build_root, local)]
     for d in candidates:
         try:
             os.makedirs(d, exist_ok=True)
