@@ -9,7 +9,7 @@ import subprocess
 
 from peers import DAEMONS, DEVMAN_PEERS
 
-# Figures of peers that Debian 12 does not package, from /work/shared/PEERS.md (same machine
+# Figures of peers that Debian 12 does not package, from ../shared/PEERS.md (same machine
 # kind). Targets against them are checked with these numbers and marked "ref".
 REFERENCE = {
     'mdevd_idle_rss_kib': 1310,
