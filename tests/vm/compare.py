@@ -4,8 +4,8 @@ under test (devman). Per step: /dev nodes (name, type, devt, mode, owner, group)
 (resolved targets), every device's properties as `udevadm info --export-db` shows them, the
 database files, tags, what libinput lists, loaded modules and network interfaces.
 
-Numbers the kernel hands out in probe order (diskseq, ifindex, inputN) are replaced by the
-device's name or parent, and
+Numbers the kernel hands out in probe order (diskseq, ifindex, inputN, wakeupN) are replaced
+by the device's name or parent, and
 values that are different on every boot (USEC_INITIALIZED, inode numbers) are not compared.
 
 Differences fail unless a line of the allowlist matches them:
@@ -102,21 +102,27 @@ def _ifindex_names(step):
     return names
 
 
-def _input_names(step):
-    """inputN -> input<parent>: the kernel numbers input devices in registration order, and
-    a slow probe (atkbd under a loaded TCG) can take one number and register again."""
+# Class devices the kernel numbers from one counter in registration order: input devices, and
+# wakeup sources (one per device that can wake the system; a USB hub and an ACPI device probing
+# in parallel take 13 and 14 either way round).
+NUMBERED_CLASSES = ("input", "wakeup")
+
+
+def _numbered_names(step):
+    """inputN / wakeupN -> input<parent> / wakeup<parent>. A slow probe (atkbd under a loaded
+    TCG) can also take one number and register again."""
     names = {}
     for devpath in step["exportdb"]:
-        m = re.fullmatch(r"(.*)/input/(input\d+)", devpath)
-        if m:
-            names[m.group(2)] = "input<%s>" % os.path.basename(m.group(1))
+        m = re.fullmatch(r"(.*)/(%s)/((?:%s)\d+)" % ("|".join(NUMBERED_CLASSES), "|".join(NUMBERED_CLASSES)), devpath)
+        if m and m.group(3).startswith(m.group(2)):
+            names[m.group(3)] = "%s<%s>" % (m.group(2), os.path.basename(m.group(1)))
     return names
 
 
 def _canon_devpath(text, inp):
-    """A devpath or database id with input numbers replaced (never a property value such as
+    """A devpath or database id with class numbers replaced (never a property value such as
     PHYS, whose inputN is a stable name)."""
-    return re.sub(r"\binput\d+\b", lambda m: inp.get(m.group(0), m.group(0)), text)
+    return re.sub(r"\b(?:%s)\d+\b" % "|".join(NUMBERED_CLASSES), lambda m: inp.get(m.group(0), m.group(0)), text)
 
 
 def _canon_dbid(dbid, ifn, inp):
@@ -135,7 +141,7 @@ def canonical(step):
     """The comparable view of one step."""
     seq = _diskseq_names(step)
     ifn = _ifindex_names(step)
-    inp = _input_names(step)
+    inp = _numbered_names(step)
     out = {"node": {}, "link": {}, "prop": {}, "db": {}, "tag": set(), "libinput": {},
            "module": set(step["modules"]), "net": set(step["net"])}
     for path, n in step["dev"].items():
@@ -276,6 +282,12 @@ def _selftest():
     same["steps"]["coldplug"]["exportdb"]["/devices/serio0/input/input1"] = inp("/devices/serio0/input/input1", "p/input0")
     same["steps"]["coldplug"]["data"]["+input:input1"] = ["G:seat"]
     same["steps"]["coldplug"]["tags"].append("seat/+input:input1")
+    # Two wakeup sources numbered the other way round: no difference.
+    for report, order in ((ref, ("13", "14")), (same, ("14", "13"))):
+        for parent, n in zip(("/devices/q/QEMU0002:00", "/devices/p/usb2/2-1"), order):
+            devpath = "%s/wakeup/wakeup%s" % (parent, n)
+            report["steps"]["coldplug"]["exportdb"][devpath] = {"N": None, "S": [], "L": "0", "E": {
+                "DEVPATH": devpath, "SUBSYSTEM": "wakeup"}}
     got = [str(d) for d in compare(ref, same)]
     assert got == [], got
 
