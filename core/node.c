@@ -62,6 +62,13 @@ static int chmod_nofollow(int dirfd, const char *leaf, mode_t want_type, dev_t d
 static int node_fix_perms(int dirfd, const char *leaf, const struct stat *st, mode_t want_type, dev_t devnum,
                           mode_t mode, uid_t uid, gid_t gid)
 {
+        /* what no rule and no kernel key decided stays as the node has it, as in udev */
+        if (mode == NODE_MODE_UNSET)
+                mode = st->st_mode & 07777;
+        if (uid == NODE_UID_UNSET)
+                uid = st->st_uid;
+        if (gid == NODE_GID_UNSET)
+                gid = st->st_gid;
         bool chown_needed = st->st_uid != uid || st->st_gid != gid;
 
         if ((st->st_mode & S_IFMT) != want_type || st->st_rdev != devnum)
@@ -77,12 +84,24 @@ static int node_fix_perms(int dirfd, const char *leaf, const struct stat *st, mo
         return 0;
 }
 
+void node_access_for_new(mode_t *mode, uid_t *uid, gid_t *gid)
+{
+        if (*mode == NODE_MODE_UNSET)
+                *mode = NODE_MODE_DEFAULT;
+        if (*uid == NODE_UID_UNSET)
+                *uid = 0;
+        if (*gid == NODE_GID_UNSET)
+                *gid = 0;
+}
+
 /* Makes the node under a temporary name and renames it over whatever has the name. */
 static int node_replace(int dirfd, const char *leaf, mode_t ifmt, dev_t devnum, mode_t mode, uid_t uid,
                         gid_t gid)
 {
         char tmp[DEVDIR_TMP_SIZE];
         int r;
+
+        node_access_for_new(&mode, &uid, &gid);
 
         for (int attempt = 0;; attempt++) {
                 devdir_tmp_name(tmp);
@@ -113,6 +132,7 @@ fail:
 static int node_create(int dirfd, const char *leaf, mode_t ifmt, dev_t devnum, mode_t mode, uid_t uid,
                        gid_t gid)
 {
+        node_access_for_new(&mode, &uid, &gid);
         if (mknodat(dirfd, leaf, ifmt | 0000, devnum) < 0)
                 return -errno;
         /* the owner mknod gives is ours (root) */
@@ -175,11 +195,8 @@ static int node_add_full(int devfd, struct devdir_cache *devdirs, const char *na
 
         if (!ifmt || !devdir_name_valid(name))
                 return -EINVAL;
-        mode = mode == NODE_MODE_UNSET ? NODE_MODE_DEFAULT : (mode & 07777);
-        if (uid == NODE_UID_UNSET)
-                uid = 0;
-        if (gid == NODE_GID_UNSET)
-                gid = 0;
+        if (mode != NODE_MODE_UNSET)
+                mode &= 07777;
 
         r = devdir_open_parent(devfd, devdirs, name, true, &dir);
         if (r < 0)
@@ -194,7 +211,8 @@ static int node_add_full(int devfd, struct devdir_cache *devdirs, const char *na
                 /* no look-up first; with nothing to change, node_put() checks it is still there */
                 const struct stat st = {.st_mode = ifmt | NODE_MODE_DEFAULT, .st_rdev = devnum,
                                         .st_uid = geteuid(), .st_gid = getegid()};
-                if (st.st_uid != uid || st.st_gid != gid || (st.st_mode & 07777) != mode)
+                if ((uid != NODE_UID_UNSET && st.st_uid != uid) || (gid != NODE_GID_UNSET && st.st_gid != gid) ||
+                    (mode != NODE_MODE_UNSET && (st.st_mode & 07777) != mode))
                         r = node_fix_perms(dir.fd, dir.leaf, &st, ifmt, devnum, mode, uid, gid);
         }
         if (r == -ESTALE) /* not known, or gone meanwhile */

@@ -23,9 +23,13 @@
 #define NODE_GID_UNSET ((gid_t)-1)
 #define NODE_MODE_DEFAULT 0600
 
+/* What a node made now gets where nothing decided (NODE_*_UNSET): 0600, owned by root. */
+void node_access_for_new(mode_t *mode, uid_t *uid, gid_t *gid);
+
 /* Creates or fixes the node `name` (a devdir-valid name) of type 'c' or 'b' for devnum.
- * mode is the permission bits (07777 masked; NODE_MODE_UNSET gives 0600), uid/gid the owner
- * (NODE_*_UNSET give root). Missing parent directories are created (0755).
+ * mode is the permission bits (07777 masked), uid/gid the owner. NODE_*_UNSET leave that part
+ * of an existing node as it is (udev changes only what rules or the kernel decided); a node
+ * made now gets 0600 and root for it. Missing parent directories are created (0755).
  *  - absent: created;
  *  - a node of this type and devnum: only owner/mode are corrected when they differ;
  *  - anything else that can be replaced (another node, a regular file, a symlink): replaced

@@ -302,14 +302,18 @@ static void on_program_done(const struct spawn_result *res, void *userdata)
 
 void process_node_access(const struct device *d, mode_t *ret_mode, uid_t *ret_uid, gid_t *ret_gid)
 {
-        /* Rules decide; else the kernel's DEVMODE/DEVUID/DEVGID; else, as udev does, 0660 for a
-         * node given a group and 0600 otherwise, owned by root. */
+        /* Rules decide; else the kernel's DEVMODE/DEVUID/DEVGID; else nothing is decided and the
+         * node keeps what it has (a new one gets 0600 root). As udev does, a node given a group
+         * other than root and no mode gets 0660. */
         const struct device_udev *u = d->udev;
-        *ret_uid = u && u->uid != (uid_t)-1 ? u->uid : (uid_t)parse_id(device_get_property(d, "DEVUID"), 0);
-        *ret_gid = u && u->gid != (gid_t)-1 ? u->gid : (gid_t)parse_id(device_get_property(d, "DEVGID"), 0);
-        *ret_mode = u && u->mode != (mode_t)-1
-                            ? u->mode
-                            : parse_mode(device_get_property(d, "DEVMODE"), *ret_gid != 0 ? 0660 : NODE_MODE_DEFAULT);
+        *ret_uid = u && u->uid != (uid_t)-1 ? u->uid
+                                            : (uid_t)parse_id(device_get_property(d, "DEVUID"), NODE_UID_UNSET);
+        *ret_gid = u && u->gid != (gid_t)-1 ? u->gid
+                                            : (gid_t)parse_id(device_get_property(d, "DEVGID"), NODE_GID_UNSET);
+        *ret_mode = u && u->mode != (mode_t)-1 ? u->mode
+                                               : parse_mode(device_get_property(d, "DEVMODE"), NODE_MODE_UNSET);
+        if (*ret_mode == NODE_MODE_UNSET && *ret_gid != NODE_GID_UNSET && *ret_gid != 0)
+                *ret_mode = 0660;
 }
 
 /* Creates (or updates) d's node, and its M:m link unless made is true (the node and its link

@@ -84,8 +84,9 @@ int process_event(struct process_ctx *ctx, struct event *e, process_done_t done,
  * 0 or the first -errno. */
 int process_republish(struct process_ctx *ctx, struct device *d);
 
-/* The mode and owner a node of d gets (or got): the rules' MODE/OWNER/GROUP, else the kernel's
- * DEVMODE/DEVUID/DEVGID, else 0600 root:root. */
+/* The mode and owner the node of d is given: the rules' MODE/OWNER/GROUP, else the kernel's
+ * DEVMODE/DEVUID/DEVGID, else NODE_*_UNSET (an existing node keeps its own; a new one gets
+ * node_access_for_new()'s); 0660 when only a group other than root was decided. */
 void process_node_access(const struct device *d, mode_t *ret_mode, uid_t *ret_uid, gid_t *ret_gid);
 
 /* Gives up on a running event (daemon exit): its children are left to the spawn manager's

@@ -12,6 +12,7 @@
 #include "builtin.h"
 #include "log.h"
 #include "model.h"
+#include "node.h"
 #include "process.h"
 #include "queue.h"
 #include "rules-load.h"
@@ -152,6 +153,7 @@ static int write_device(FILE *f, const struct model *m, const char *root_real, s
                 uid_t uid;
                 gid_t gid;
                 process_node_access(d, &mode, &uid, &gid);
+                node_access_for_new(&mode, &uid, &gid);
                 fprintf(f, "mode %04o\nowner %u:%u\n", (unsigned)mode, (unsigned)uid, (unsigned)gid);
         } else
                 fprintf(f, "mode -\nowner -\n");

@@ -15,6 +15,7 @@
 #include "builtin.h"
 #include "log.h"
 #include "model.h"
+#include "node.h"
 #include "process.h"
 #include "rules-exec.h"
 #include "rules-load.h"
@@ -65,6 +66,7 @@ static void report(const struct event *e, struct device *d, struct rules_exec *x
         if (d->devnum_type && d->devname) {
                 /* what the node gets, defaults included */
                 process_node_access(d, &mode, &uid, &gid);
+                node_access_for_new(&mode, &uid, &gid);
                 printf("NODE=%s %c %u:%u %04o %u:%u\n", d->devname, d->devnum_type, major(d->devnum),
                        minor(d->devnum), (unsigned)mode, (unsigned)uid, (unsigned)gid);
         }

@@ -300,6 +300,24 @@ static void test_add_existing(void)
         CHECK_INT(st2.st_uid, 12);
         CHECK_INT(st2.st_gid, 34);
 
+        /* Nothing decided (a later "bind" or "change" whose rules set no MODE/OWNER/GROUP):
+         * the node keeps what an earlier event gave it, as udev leaves it (issue 25). */
+        CHECK_INT(node_add(devfd, NULL, "zero", 'c', makedev(1, 5), NODE_MODE_UNSET, NODE_UID_UNSET,
+                           NODE_GID_UNSET),
+                  0);
+        CHECK(lstat_at("zero", &st2));
+        CHECK_INT(st2.st_ino, st.st_ino);
+        CHECK_INT(st2.st_mode & 07777, 0640);
+        CHECK_INT(st2.st_uid, 12);
+        CHECK_INT(st2.st_gid, 34);
+        /* only the group decided: owner and mode stay */
+        CHECK_INT(node_add(devfd, NULL, "zero", 'c', makedev(1, 5), NODE_MODE_UNSET, NODE_UID_UNSET, 35), 0);
+        CHECK(lstat_at("zero", &st2));
+        CHECK_INT(st2.st_mode & 07777, 0640);
+        CHECK_INT(st2.st_uid, 12);
+        CHECK_INT(st2.st_gid, 35);
+        CHECK_INT(node_add(devfd, NULL, "zero", 'c', makedev(1, 5), 0640, 12, 34), 0);
+
         /* Wrong devnum: replaced by a new inode. */
         CHECK_INT(node_add(devfd, NULL, "zero", 'c', makedev(1, 7), 0640, 12, 34), 1);
         CHECK(lstat_at("zero", &st2));
