@@ -56,7 +56,10 @@ class Env:
         self.results = os.path.join(self.build, "tests", "vm", "results")
         self.devmand = os.path.join(self.build, "daemon", "devmand")
         self.devmanadm = os.path.join(self.build, "daemon", "devmanadm")
-        self.rules = os.path.join(self.source, "rules")
+        # Both managers read Debian's stock rules only, as a user who installs devman on Debian
+        # does (issue 25: devman's own rules had hidden a mode bug there). DEVMAN_VM_OWN_RULES=1
+        # adds devman's rules/ beside them.
+        self.rules = os.path.join(self.source, "rules") if os.environ.get("DEVMAN_VM_OWN_RULES") == "1" else ""
         self.rcs = os.path.join(self.build, "units", "sysvinit", "devman.rcS")
         self.qemu = kmod.qemu_binary()
         self.cache = kmod.cache_dir(self.build)
@@ -84,7 +87,7 @@ class Env:
         h = hashlib.sha256(self.kernel.version.encode())
         files = [os.path.join(HERE, f) for f in sorted(os.listdir(HERE))]
         files.append(self.uinput)
-        if os.path.isdir(self.rules):
+        if self.rules and os.path.isdir(self.rules):
             files += [os.path.join(self.rules, f) for f in sorted(os.listdir(self.rules))]
         for f in files:
             if os.path.isfile(f):
