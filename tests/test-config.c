@@ -3,7 +3,7 @@
 #include <sys/stat.h>
 #include <syslog.h>
 
-#include "config.h"
+#include "devman-config.h"
 #include "log.h"
 #include "macros.h"
 #include "test-util.h"

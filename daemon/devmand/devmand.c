@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <systemd/sd-daemon.h>
 
-#include "config.h"
+#include "devman-config.h"
 #include "listen-fds.h"
 #include "log.h"
 #include "manager.h"

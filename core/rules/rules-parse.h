@@ -25,7 +25,7 @@
 #include <sys/types.h>
 
 #include "builtin.h"
-#include "config.h" /* enum resolve_names */
+#include "devman-config.h" /* enum resolve_names */
 
 enum rule_op {
         RULE_OP_MATCH,        /* == */

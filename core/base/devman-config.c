@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "config.h"
+#include "devman-config.h"
 
 #include <ctype.h>
 #include <limits.h>

@@ -12,7 +12,7 @@
 
 #include "builtin-kmod.h"
 #include "builtin.h"
-#include "config.h"
+#include "devman-config.h"
 #include "ctrl.h"
 #include "devdir.h"
 #include "publish-retry.h"
