@@ -8,9 +8,9 @@
 #include <sys/sysmacros.h>
 
 #include "log.h"
-#include "model.h"
 #include "strfmt.h"
 #include "strv.h"
+#include "sysdir-cache.h"
 #include "sysfs.h"
 
 struct device_attr {
@@ -298,8 +298,8 @@ int device_sysfd(struct device *d, const char *sysfs_root)
         if (d->sysfd_open)
                 return d->sysfd;
         int fd;
-        if (d->model && streq(model_sysfs_root(d->model), sysfs_root))
-                fd = model_open_sysdir(d->model, d->devpath);
+        if (d->sysdirs && streq(sysdir_cache_root(d->sysdirs), sysfs_root))
+                fd = sysdir_cache_open(d->sysdirs, d->devpath);
         else {
                 _cleanup_free_ char *syspath = device_syspath(d, sysfs_root);
                 if (!syspath)

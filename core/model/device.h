@@ -22,6 +22,7 @@
 #include "strv.h"
 
 struct model;
+struct sysdir_cache;
 
 /* Where a device's class entry lives (what a class conversion changes). */
 enum device_layout {
@@ -56,6 +57,9 @@ struct device {
         int sysfd;           /* O_PATH fd of its sysfs directory while an event is processed,
                               * valid when sysfd_open; closed with the attribute cache */
         struct model *model; /* the model that holds it; NULL once removed */
+        /* the model's directory cache, set and cleared with model (model.c): the device opens
+         * its sysfs directory through it without depending on the model */
+        struct sysdir_cache *sysdirs;
 
         char *devpath;
         const char *sysname;  /* basename of devpath with '!' turned into '/'; points into devpath or sysname_buf */

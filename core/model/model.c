@@ -290,6 +290,7 @@ static void unindex_one(struct model *m, struct device *d)
         unindex_subsystem(m, d);
         unlink_child(d);
         d->model = NULL;
+        d->sysdirs = NULL;
         device_unref(d);
 }
 
@@ -617,6 +618,7 @@ static int index_new(struct model *m, struct device *d)
         if (r < 0)
                 return r;
         d->model = m;
+        d->sysdirs = m->dirs;
         if ((r = index_devnum(m, d)) < 0 || (r = index_subsystem(m, d)) < 0) {
                 unindex_one(m, d);
                 return r;

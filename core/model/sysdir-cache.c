@@ -92,6 +92,11 @@ static struct sysdir_slot *parent_slot(struct sysdir_cache *c, const char *devpa
         return victim;
 }
 
+const char *sysdir_cache_root(const struct sysdir_cache *c)
+{
+        return c->root;
+}
+
 int sysdir_cache_open(struct sysdir_cache *c, const char *devpath)
 {
         const char *slash = strrchr(devpath, '/');

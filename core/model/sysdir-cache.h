@@ -20,3 +20,6 @@ struct sysdir_cache *sysdir_cache_free(struct sysdir_cache *c);
 /* A new O_PATH|O_DIRECTORY fd (the caller owns it) of root + devpath, an absolute devpath
  * such as "/devices/virtual/block/loop0". -errno (-ENOENT when it does not exist). */
 int sysdir_cache_open(struct sysdir_cache *c, const char *devpath);
+
+/* The root given to sysdir_cache_new(). */
+const char *sysdir_cache_root(const struct sysdir_cache *c);
