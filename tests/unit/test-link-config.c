@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * core/link-config.c on .link files written below a temporary root: directory precedence,
+ * core/builtins/link-config.c on .link files written below a temporary root: directory precedence,
  * ordering, masking, drop-ins, files without [Match], unsupported conditions, line
  * continuation; [Match] semantics (globs, "!" negation, Property=, Host=, KernelCommandLine=,
  * MACAddress=) and the NamePolicy=/Name= decision, against hand-written expectations from

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * core/netif-rename.c against the kernel, in a private network namespace (root; 77 otherwise):
+ * core/publish/netif-rename.c against the kernel, in a private network namespace (root; 77 otherwise):
  * ifb links made with ip(8) are renamed, a taken name and an up link are refused cleanly
  * (nothing changes), a missing ifindex and invalid names fail, and a name that becomes free
  * while retrying (two links swapping names) is taken by the retrying rename.

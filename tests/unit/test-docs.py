@@ -7,7 +7,7 @@ import os, re, subprocess, sys
 
 build = sys.argv[1]
 man = os.path.join(build, "man")
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
 import tap  # noqa: E402
 from tap import check  # noqa: E402
 

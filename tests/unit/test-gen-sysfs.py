@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Invariants of the trees tests/gen-sysfs.py writes.
+"""Invariants of the trees tests/helpers/gen-sysfs.py writes.
 
 The generated files are read back with plain filesystem walks written here, not with the
 generator's code; expected devices and break effects are written out by hand from the fixture
@@ -14,7 +14,7 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-GEN = os.path.join(HERE, "gen-sysfs.py")
+GEN = os.path.join(HERE, "..", "helpers", "gen-sysfs.py")
 
 
 class Checker:

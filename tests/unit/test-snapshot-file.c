@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The snapshot file reader and its escaping (daemon/snapshot-file.c), on hand-written input. */
+/* The snapshot file reader and its escaping (core/publish/snapshot-file.c), on hand-written input. */
 #include <errno.h>
 
 #include "log.h"

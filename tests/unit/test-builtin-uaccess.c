@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The uaccess builtin and core/devnode-acl.c on files in a temporary directory (the "node")
+ * The uaccess builtin and core/publish/devnode-acl.c on files in a temporary directory (the "node")
  * with logind's seat files under a temporary root: nothing happens without logind; the
  * active user of the seat (ID_SEAT, default seat0) gets rw; a switch replaces the user; no
  * active user removes it; other ACL entries stay. When getfacl(1) is installed its view of

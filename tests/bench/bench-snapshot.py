@@ -11,7 +11,7 @@ import json, os, subprocess, sys, tempfile, time
 
 build = sys.argv[1]
 n = int(sys.argv[2]) if len(sys.argv) > 2 else 10000
-src = os.environ.get("DEVMAN_SOURCE_ROOT", os.path.join(os.path.dirname(__file__), ".."))
+src = os.environ.get("DEVMAN_SOURCE_ROOT", os.path.join(os.path.dirname(__file__), "..", ".."))
 adm = os.path.join(build, "daemon", "devmanadm")
 rules = os.path.join(src, "rules")
 
@@ -44,7 +44,7 @@ with tempfile.TemporaryDirectory(prefix="devman-bench-snap.") as tmp:
         tree = os.path.join(tmp, layout)
         man = tree + ".json"
         t0 = time.monotonic()
-        subprocess.run([sys.executable, os.path.join(src, "tests", "gen-sysfs.py"), "--layout", layout, "--scale",
+        subprocess.run([sys.executable, os.path.join(src, "tests", "helpers", "gen-sysfs.py"), "--layout", layout, "--scale",
                         str(n), "--manifest", man, tree], check=True)
         print("  %-40s wall %6.2f s" % ("gen-sysfs --scale %d --layout %s" % (n, layout), time.monotonic() - t0))
         with open(man) as f:

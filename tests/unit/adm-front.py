@@ -11,7 +11,7 @@ import sys
 import tempfile
 
 build = sys.argv[1]
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
 import tap  # noqa: E402
 from tap import check  # noqa: E402
 
@@ -46,7 +46,7 @@ for verb in ("trigger", "settle", "info", "monitor", "test", "test-builtin", "sn
 # delegated verbs: the same options, global options and exit statuses as before the split
 r = run([front, "info", "--help"])
 check(r.returncode == 0 and "--query" in r.stdout, "info --help through the tools", r.stderr)
-r = run([front, "verify", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "rules")])
+r = run([front, "verify", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "rules")])
 check(r.returncode == 0, "verify of the shipped rules through the tools", r.stderr[:300])
 tmp = tempfile.mkdtemp(prefix="devman-front.")
 try:

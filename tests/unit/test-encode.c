@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * core/encode.c: hand-checked cases from the udev encoding rules, then agreement with
+ * core/base/encode.c: hand-checked cases from the udev encoding rules, then agreement with
  * libblkid's blkid_encode_string()/blkid_safe_string() (what the reference blkid builtin
  * uses) on many generated strings mixing ASCII, whitespace, escapes and (in)valid UTF-8.
  */

@@ -19,7 +19,7 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-VM = os.path.join(HERE, "vm")
+VM = HERE
 
 COMMANDS = ["path_id", "usb_id", "input_id", "hwdb", "hwdb --subsystem=usb",
             "hwdb --subsystem=input --lookup-prefix=evdev:", "hwdb --subsystem=pci"]

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The model on small trees built here, in both class layouts: the same devices, nodes and
- * physical parents must come out of each. (The full fixture machine is tests/gen-sysfs.py.)
+ * physical parents must come out of each. (The full fixture machine is tests/helpers/gen-sysfs.py.)
  */
 #include <fcntl.h>
 #include <limits.h>

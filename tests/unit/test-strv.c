@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * String lists (core/strv.h): the NULL-terminated list helpers, and the builder that grows a
+ * String lists (core/base/strv.h): the NULL-terminated list helpers, and the builder that grows a
  * list of every device's path in O(1) per entry.
  */
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* String helpers of the builtins (core/strenc.h) and the pure parts of usb_id and path_id:
+/* String helpers of the builtins (core/base/strenc.h) and the pure parts of usb_id and path_id:
  * expected values worked out by hand from udev's documented rules. */
 #include "builtin-path_id.h"
 #include "builtin-usb_id.h"

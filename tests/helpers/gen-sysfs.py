@@ -3,7 +3,7 @@
 """Generate fake sysfs trees for devman's fixture tests (Python 3, stdlib only).
 
 One device table (build_machine) describes one small PC; it is written out in two layouts.
-tests/README.md describes the machine; tests/test-gen-sysfs.py checks the invariants below.
+tests/README.md describes the machine; tests/unit/test-gen-sysfs.py checks the invariants below.
 
   --layout converted   the unified driver model of modern kernels. Every device is a directory
                        under /devices; /class/<c>/<n>, /block/<disk>, /bus/<b>/devices/<n>,
@@ -583,7 +583,7 @@ def add_zoo(m):
 
 def build_machine():
     """The one fixture machine. Changing it changes what the fixture tests expect: keep
-    tests/test-gen-sysfs.py's hand-written expectations in step."""
+    tests/unit/test-gen-sysfs.py's hand-written expectations in step."""
     m = Machine()
     # --- PCI: host bridge, NIC, AHCI, NVMe behind a root port, four USB host controllers
     pci = m.plain(None, "pci0000:00")

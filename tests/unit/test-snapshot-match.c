@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Pairing the devices of two snapshots (daemon/snapshot-match.c), stage by stage, on
+/* Pairing the devices of two snapshots (core/publish/snapshot-match.c), stage by stage, on
  * hand-written snapshots. */
 #include <errno.h>
 

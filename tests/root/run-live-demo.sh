@@ -15,7 +15,7 @@ if [ "$(id -u)" -ne 0 ]; then
     exit 1
 fi
 echo "devman demo: /dev root $dir/dev, run dir $dir/run"
-"$devmand" --dev "$dir/dev" --run "$dir/run" --rules-dir "$(dirname "$0")/../rules" --log-level=notice &
+"$devmand" --dev "$dir/dev" --run "$dir/run" --rules-dir "$(dirname "$0")/../../rules" --log-level=notice &
 daemon=$!
 trap 'kill $daemon 2>/dev/null; wait $daemon 2>/dev/null; echo; echo "devman demo: stopped; the tree is left in $dir"' EXIT INT TERM
 for _ in $(seq 100); do [ -S "$dir/run/control" ] && break; sleep 0.05; done

@@ -16,7 +16,7 @@ Usage: vm-snapshot.py BUILDDIR
 import glob, os, re, shutil, subprocess, sys, tempfile
 
 build = sys.argv[1]
-src = os.environ.get("DEVMAN_SOURCE_ROOT", os.path.join(os.path.dirname(__file__), ".."))
+src = os.environ.get("DEVMAN_SOURCE_ROOT", os.path.join(os.path.dirname(__file__), "..", ".."))
 adm = os.path.join(build, "daemon", "devmanadm")
 qemu = shutil.which("qemu-system-x86_64")
 busybox = next((p for p in ("/bin/busybox", "/usr/bin/busybox") if os.access(p, os.X_OK)), None)

@@ -17,7 +17,7 @@ MAGIC = 0xDEAD1DEA
 END, PING, WAIT_IDLE = 0, 7, 9
 WIRE = 280  # version[16], magic, type, value[256]
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
 import tap  # noqa: E402
 from tap import check  # noqa: E402
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The printf-free string helpers (core/strfmt.h) against snprintf's output, and the device ids
+ * The printf-free string helpers (core/base/strfmt.h) against snprintf's output, and the device ids
  * built with them (device_get_id()) in each of their forms.
  */
 #include <inttypes.h>
