@@ -67,7 +67,7 @@ run)
     install_deps
     build build
     shift || true
-    exec "$top/tests/run-live-demo.sh" "$top/build" "$@"
+    exec "$top/tests/root/run-live-demo.sh" "$top/build" "$@"
     ;;
 test)
     install_deps

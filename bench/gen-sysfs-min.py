@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Minimal fake sysfs for the bench's scale workload, used only while tests/gen-sysfs.py (the
+"""Minimal fake sysfs for the bench's scale workload, used only while tests/helpers/gen-sysfs.py (the
 fixtures generator) is not on main. Same call: gen-sysfs-min.py --scale N OUTDIR, where OUTDIR
 becomes a sysfs root (OUTDIR/devices, OUTDIR/class, OUTDIR/bus).
 

@@ -21,7 +21,7 @@ if os.geteuid() != 0 or not os.access("/dev/loop-control", os.W_OK):
     print("not root or no /dev/loop-control: skipped")
     sys.exit(77)
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
 import tap  # noqa: E402
 from tap import check  # noqa: E402
 

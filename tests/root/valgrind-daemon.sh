@@ -30,7 +30,7 @@ trap cleanup EXIT INT TERM
 vg_summary() { grep -c -e "Invalid" -e "uninitialised" -e "definitely lost" "$1"; }
 
 for layout in converted legacy; do
-    python3 "$src/tests/gen-sysfs.py" --layout $layout "$tmp/$layout/sys" >/dev/null
+    python3 "$src/tests/helpers/gen-sysfs.py" --layout $layout "$tmp/$layout/sys" >/dev/null
     mkdir -p "$tmp/$layout/dev"
     log=$tmp/vg-$layout.log
     valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99 --log-file="$log" \

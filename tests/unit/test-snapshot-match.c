@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: MIT */
+/* Pairing the devices of two snapshots (core/publish/snapshot-match.c), stage by stage, on
+ * hand-written snapshots. */
+#include <errno.h>
+
+#include "snapshot-file.h"
+#include "snapshot-match.h"
+#include "test-util.h"
+
+/* A stanza: key, layout, devt ("c 4:64" or "-"), node, then parent lines ("bus pci - 0000:00:1f.2"). */
+static void stanza(FILE *f, const char *key, const char *layout, const char *devt, const char *node,
+                   const char *const *parents)
+{
+        const char *slash = strchr(key, '/');
+        fprintf(f,
+                "device %s\nfound /x/%s\ndevpath /devices/%s\nlayout %s\nsubsystem %.*s\ndevt %s\nnode %s\n",
+                key, key, key, layout, (int)(slash - key), key, devt, node);
+        for (; parents && *parents; parents++)
+                fprintf(f, "parent %s\n", *parents);
+        fprintf(f, "end\n");
+}
+
+static struct snapshot *make(void (*fill)(FILE *f))
+{
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        fprintf(f, "devman-snapshot 1\n");
+        fill(f);
+        fclose(f);
+        FILE *r = fmemopen(buf, len, "r");
+        struct snapshot *s = NULL;
+        CHECK_INT(snapshot_parse(r, "test", &s), 0);
+        fclose(r);
+        free(buf);
+        return s;
+}
+
+/* The NEW key OLD device `key` is paired with, or NULL. */
+static const char *partner(const struct snapshot *o, const struct snapshot *n,
+                           const struct snapshot_match *m, const char *key, enum match_how *how)
+{
+        for (size_t i = 0; i < o->n_devices; i++)
+                if (streq(o->devices[i].key, key)) {
+                        if (m->old_to_new[i] < 0)
+                                return NULL;
+                        *how = m->how[i];
+                        return n->devices[m->old_to_new[i]].key;
+                }
+        return NULL;
+}
+
+static const char *const serial[] = {"bus platform serial8250 serial8250", "bus - - platform", NULL};
+static const char *const i8042[] = {"bus platform i8042 i8042", "bus - - platform", NULL};
+static const char *const pnp[] = {"bus acpi - PNP0A03:00", NULL};
+static const char *const pwrbn[] = {"bus acpi - LNXPWRBN:00", NULL};
+static const char *const slot[] = {"bus acpi - device:06", NULL};
+static const char *const usb1[] = {"class usb_device - usbdev1.1", "bus usb usb usb1", NULL};
+static const char *const usb1_legacy[] = {"bus usb usb usb1", NULL};
+
+static void fill_old(FILE *f)
+{
+        stanza(f, "tty/ttyS0", "converted", "c 4:64", "ttyS0", serial);
+        stanza(f, "tty/ttyS1", "converted", "c 4:65", "ttyS1", serial);
+        stanza(f, "tty/ttyS3", "converted", "c 4:67", "ttyS3", serial);
+        stanza(f, "wakeup/wakeup5", "converted", "-", "-", pnp);
+        stanza(f, "wakeup/wakeup6", "converted", "-", "-", pwrbn);
+        stanza(f, "misc/gone", "converted", "c 10:1", "gone", NULL);
+        stanza(f, "usb_device/usbdev1.1", "legacy", "c 189:0", "bus/usb/001/001", usb1_legacy);
+        stanza(f, "block/sda", "converted", "b 8:0", "sda", NULL);
+        stanza(f, "mem/kmsg", "converted", "c 1:11", "kmsg", NULL);
+        stanza(f, "cls/a0", "converted", "-", "-", serial);
+        stanza(f, "cls/a1", "converted", "-", "-", serial);
+}
+
+static void fill_new(FILE *f)
+{
+        stanza(f, "tty/ttyS0", "converted", "c 4:64", "ttyS0", serial);
+        stanza(f, "tty/ttyS1", "converted", "c 4:99", "ttyS1", i8042);  /* other parent and devt */
+        stanza(f, "tty/ttyS8", "converted", "c 4:67", "ttyS8", serial); /* renamed, same devt */
+        stanza(f, "wakeup/wakeup5", "converted", "-", "-", slot);       /* a new one took the number */
+        stanza(f, "wakeup/wakeup6", "converted", "-", "-", pnp);
+        stanza(f, "wakeup/wakeup7", "converted", "-", "-", pwrbn);
+        stanza(f, "usb_device/usbdev1.1", "converted", "c 189:0", "bus/usb/001/001", usb1);
+        /* a legacy directory left next to the converted symlink: listed first */
+        stanza(f, "block/sda", "legacy", "b 8:0", "sda", NULL);
+        stanza(f, "block/sda", "converted", "b 8:0", "sda", NULL);
+        stanza(f, "mem/kmsg2", "converted", "c 1:12", "kmsg", NULL); /* same node only */
+        stanza(f, "cls/b0", "converted", "-", "-", serial);          /* two with one parent: not matched */
+        stanza(f, "cls/b1", "converted", "-", "-", serial);
+}
+
+static void test_stages(void)
+{
+        struct snapshot *o = make(fill_old), *n = make(fill_new);
+        struct snapshot_match m = {0};
+        enum match_how how = 0;
+        if (!o || !n)
+                return;
+        CHECK_INT(snapshot_match(o, n, &m), 0);
+
+        CHECK_STR(partner(o, n, &m, "tty/ttyS0", &how), "tty/ttyS0");
+        CHECK_INT(how, MATCH_NAME_AND_PARENT);
+        CHECK_STR(partner(o, n, &m, "tty/ttyS3", &how), "tty/ttyS8");
+        CHECK_INT(how, MATCH_DEVT);
+        /* moved to another parent, devt changed too: still itself by name */
+        CHECK_STR(partner(o, n, &m, "tty/ttyS1", &how), "tty/ttyS1");
+        CHECK_INT(how, MATCH_NAME);
+        /* probe-order numbers: each follows its parent, the new one stays over */
+        CHECK_STR(partner(o, n, &m, "wakeup/wakeup5", &how), "wakeup/wakeup6");
+        CHECK_INT(how, MATCH_PARENT);
+        CHECK_STR(partner(o, n, &m, "wakeup/wakeup6", &how), "wakeup/wakeup7");
+        CHECK_INT(how, MATCH_PARENT);
+        CHECK_INT(m.new_to_old[3], -1); /* the new wakeup5 */
+        /* the conversion adds a class parent: the physical chain is the same */
+        CHECK_STR(partner(o, n, &m, "usb_device/usbdev1.1", &how), "usb_device/usbdev1.1");
+        CHECK_INT(how, MATCH_NAME_AND_PARENT);
+        /* of two NEW sda, the one with the same layout */
+        CHECK_INT(m.old_to_new[7], 8);
+        CHECK_INT(m.new_to_old[7], -1);
+        CHECK_STR(partner(o, n, &m, "mem/kmsg", &how), "mem/kmsg2");
+        CHECK_INT(how, MATCH_NODE);
+        CHECK(partner(o, n, &m, "misc/gone", &how) == NULL);
+        /* a parent shared by several devices says nothing about which is which */
+        CHECK(partner(o, n, &m, "cls/a0", &how) == NULL);
+        CHECK(partner(o, n, &m, "cls/a1", &how) == NULL);
+        CHECK_INT(m.new_to_old[10], -1);
+        CHECK_INT(m.new_to_old[11], -1);
+
+        snapshot_match_clear(&m);
+        snapshot_free(o);
+        snapshot_free(n);
+}
+
+static void test_chain(void)
+{
+        struct snapshot *n = make(fill_new);
+        if (!n)
+                return;
+        char *c = snapshot_physical_chain(&n->devices[6], false);
+        CHECK_STR(c, "usb/usb1");
+        free(c);
+        c = snapshot_physical_chain(&n->devices[0], true);
+        CHECK_STR(c, "platform/serial8250(serial8250) < -/platform(-)");
+        free(c);
+        c = snapshot_physical_chain(&n->devices[7], false);
+        CHECK_STR(c, "none");
+        free(c);
+        snapshot_free(n);
+}
+
+TEST_MAIN(TEST(test_stages), TEST(test_chain))
