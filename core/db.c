@@ -8,6 +8,7 @@
 #include <sys/sysmacros.h>
 
 #include "export.h"
+#include "fs-util.h"
 #include "links.h"
 #include "log.h"
 #include "model.h"
@@ -198,24 +199,6 @@ static int device_db_id(const struct device *d, char **ret)
         return 0;
 }
 
-static int mkdir_p(const char *path, mode_t mode)
-{
-        _cleanup_free_ char *p = strdup(path);
-        if (!p)
-                return -ENOMEM;
-        for (char *s = p + 1; *s; s++) {
-                if (*s != '/')
-                        continue;
-                *s = '\0';
-                if (mkdir(p, mode) < 0 && errno != EEXIST)
-                        return -errno;
-                *s = '/';
-        }
-        if (mkdir(p, mode) < 0 && errno != EEXIST)
-                return -errno;
-        return 0;
-}
-
 /* tags/<tag>/<id>: create (add) or remove. */
 static int tag_index(const struct db_dirs *rd, const char *tag, const char *id, bool add)
 {
@@ -385,7 +368,7 @@ static int dirs_open(const char *run_dir, bool create, struct db_dirs *ret)
 {
         int fd = open(run_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0 && errno == ENOENT && create) {
-                int r = mkdir_p(run_dir, 0755);
+                int r = fs_mkdir_p(run_dir, 0755);
                 if (r < 0)
                         return r;
                 fd = open(run_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -476,7 +459,7 @@ static int update(const struct db_dirs *rd, struct device *d, bool old_known, ch
         size_t tmpl = strlen(tmp);
         fd = mkostemp(tmp, O_CLOEXEC);
         if (fd < 0 && errno == ENOENT) { /* the first entry: make the directories */
-                if ((r = mkdir_p(data, 0755)) < 0)
+                if ((r = fs_mkdir_p(data, 0755)) < 0)
                         goto out;
                 memcpy(tmp + tmpl - 6, "XXXXXX", 6);
                 fd = mkostemp(tmp, O_CLOEXEC);
@@ -855,7 +838,7 @@ int db_set_queue_busy(const char *run_dir, bool busy)
                 return -ENOMEM;
         if (!busy)
                 return unlink(p) < 0 && errno != ENOENT ? -errno : 0;
-        int r = mkdir_p(run_dir, 0755);
+        int r = fs_mkdir_p(run_dir, 0755);
         if (r < 0)
                 return r;
         int fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0644);

@@ -8,6 +8,7 @@
 #include <sys/sysmacros.h>
 
 #include "export.h"
+#include "fs-util.h"
 #include "log.h"
 #include "strenc.h"
 #include "strfmt.h"

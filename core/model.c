@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include "fs-util.h"
 #include "hashmap.h"
 #include "log.h"
 #include "strfmt.h"

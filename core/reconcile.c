@@ -7,6 +7,7 @@
 
 #include "db.h"
 #include "devdir.h"
+#include "fs-util.h"
 #include "hashmap.h"
 #include "links.h"
 #include "log.h"

@@ -14,6 +14,7 @@
 #include "cmdline.h"
 #include "db.h"
 #include "format.h"
+#include "fs-util.h"
 #include "glob-match.h"
 #include "log.h"
 #include "strenc.h"

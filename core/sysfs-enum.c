@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include "fs-util.h"
 #include "macros.h"
 #include "strv.h"
 #include "sysfs.h"

@@ -7,6 +7,7 @@
 #include "adm.h"
 #include "db.h"
 #include "export.h"
+#include "fs-util.h"
 #include "log.h"
 #include "model.h"
 #include "strv.h"

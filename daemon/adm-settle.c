@@ -8,6 +8,7 @@
 
 #include "adm.h"
 #include "ctrl.h"
+#include "fs-util.h"
 #include "log.h"
 #include "macros.h"
 #include "sysfs.h"

@@ -11,6 +11,7 @@
 
 #include "adm-snapshot.h"
 #include "adm.h"
+#include "fs-util.h"
 #include "hashmap.h"
 #include "log.h"
 #include "model.h"

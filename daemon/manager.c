@@ -15,6 +15,7 @@
 #include "config.h"
 #include "ctrl.h"
 #include "devdir.h"
+#include "fs-util.h"
 #include "publish-retry.h"
 #include "hashmap.h"
 #include "log.h"
@@ -683,31 +684,6 @@ static const struct ctrl_ops ctrl_ops = {
 
 /* ---- setup ------------------------------------------------------------------------- */
 
-static int open_root_dir(const char *path, bool create, int *ret)
-{
-        if (create && mkdir(path, 0755) < 0 && errno != EEXIST)
-                return negative_errno();
-        int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0)
-                return negative_errno();
-        *ret = fd;
-        return 0;
-}
-
-static int mkdir_parents(const char *path)
-{
-        _cleanup_free_ char *p = strdup(path);
-        if (!p)
-                return -ENOMEM;
-        for (char *s = p + 1; (s = strchr(s, '/')); s++) {
-                *s = '\0';
-                if (mkdir(p, 0755) < 0 && errno != EEXIST)
-                        return negative_errno();
-                *s = '/';
-        }
-        return 0;
-}
-
 int manager_new(const struct manager_options *o, struct manager **ret)
 {
         struct manager *m = calloc(1, sizeof(*m));
@@ -731,14 +707,14 @@ int manager_new(const struct manager_options *o, struct manager **ret)
                 goto fail;
         }
 
-        r = open_root_dir(m->dev_root, false, &m->devfd);
+        r = fs_open_dir(m->dev_root, false, &m->devfd);
         if (r < 0) {
                 log_error_errno(r, "Cannot open the /dev root %s: %m", m->dev_root);
                 goto fail;
         }
-        r = mkdir_parents(m->run_root);
+        r = fs_mkdir_parents(m->run_root, 0755);
         if (r >= 0)
-                r = open_root_dir(m->run_root, true, &m->runfd);
+                r = fs_open_dir(m->run_root, true, &m->runfd);
         if (r < 0) {
                 log_error_errno(r, "Cannot open the run directory %s: %m", m->run_root);
                 goto fail;
