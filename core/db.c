@@ -654,9 +654,7 @@ static void cleanup_index_dir(int dirfd_, int datafd)
                 close(fd);
                 return;
         }
-        for (struct dirent *de; (de = readdir(dir));) {
-                if (streq(de->d_name, ".") || streq(de->d_name, ".."))
-                        continue;
+        for (struct dirent *de; (de = fs_readdir(dir, false));) {
                 if (datafd >= 0 && faccessat(datafd, de->d_name, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
                         continue; /* kept: its device's entry persists */
                 (void)unlinkat(dirfd(dir), de->d_name, 0);
@@ -672,9 +670,7 @@ static void cleanup_index(const char *run_dir, const char *name, int datafd)
         _cleanup_closedir_ DIR *dir = p ? opendir(p) : NULL;
         if (!dir)
                 return;
-        for (struct dirent *de; (de = readdir(dir));) {
-                if (streq(de->d_name, ".") || streq(de->d_name, ".."))
-                        continue;
+        for (struct dirent *de; (de = fs_readdir(dir, false));) {
                 struct stat st;
                 if (fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
                         continue;
@@ -705,9 +701,7 @@ static void remove_tree(int dfd, unsigned depth)
                 close(fd);
                 return;
         }
-        for (struct dirent *de; (de = readdir(dir));) {
-                if (streq(de->d_name, ".") || streq(de->d_name, ".."))
-                        continue;
+        for (struct dirent *de; (de = fs_readdir(dir, false));) {
                 struct stat st;
                 if (fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
                         continue;
@@ -738,9 +732,7 @@ int db_cleanup(const char *run_dir)
 
         _cleanup_closedir_ DIR *dd = opendir(data);
         if (dd) {
-                for (struct dirent *de; (de = readdir(dd));) {
-                        if (streq(de->d_name, ".") || streq(de->d_name, ".."))
-                                continue;
+                for (struct dirent *de; (de = fs_readdir(dd, false));) {
                         struct stat st;
                         if (fstatat(dirfd(dd), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
                                 continue;

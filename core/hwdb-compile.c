@@ -773,10 +773,10 @@ int hwdb_source_files(const char *root, char ***ret)
                         goto fail;
                 }
                 struct dirent *de;
-                while ((de = readdir(dh))) {
+                while ((de = fs_readdir(dh, true))) {
                         const char *name = de->d_name;
                         size_t l = strlen(name);
-                        if (name[0] == '.' || l <= 5 || !streq(name + l - 5, ".hwdb") || de->d_type == DT_DIR)
+                        if (l <= 5 || !streq(name + l - 5, ".hwdb") || de->d_type == DT_DIR)
                                 continue;
                         char *path;
                         if (asprintf(&path, "%s/%s", dir, name) < 0) {
