@@ -169,7 +169,7 @@ static int parse_args(int argc, char **argv, blkid_probe pr, int64_t *offset, bo
         return 0;
 }
 
-int builtin_blkid(struct builtin_ctx *ctx, struct device *dev, int argc, char **argv, bool test)
+int builtin_blkid_run(struct builtin_ctx *ctx, struct device *dev, int argc, char **argv, bool test)
 {
         const char *devnode = device_get_property(dev, "DEVNAME");
         if (!devnode)

@@ -14,4 +14,4 @@
 
 #include "builtin.h"
 
-int builtin_blkid(struct builtin_ctx *ctx, struct device *dev, int argc, char **argv, bool test);
+int builtin_blkid_run(struct builtin_ctx *ctx, struct device *dev, int argc, char **argv, bool test);

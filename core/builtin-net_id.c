@@ -873,7 +873,7 @@ void builtin_net_id_trim(struct builtin_ctx *ctx)
                 hwdb_trim(st->hwdb);
 }
 
-int builtin_net_id(struct builtin_ctx *ctx, struct device *dev, int argc, char **argv, bool test)
+int builtin_net_id_run(struct builtin_ctx *ctx, struct device *dev, int argc, char **argv, bool test)
 {
         (void)argc;
         (void)argv;
