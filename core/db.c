@@ -646,14 +646,9 @@ int db_read(const char *run_dir, struct device *d)
 /* Removes every entry of dir whose name has no data/ file (index dirs: tags/<t>/, links/<l>/). */
 static void cleanup_index_dir(int dirfd_, int datafd)
 {
-        int fd = dup(dirfd_);
-        if (fd < 0)
+        _cleanup_closedir_ DIR *dir = fs_opendir_dup(dirfd_);
+        if (!dir)
                 return;
-        _cleanup_closedir_ DIR *dir = fdopendir(fd);
-        if (!dir) {
-                close(fd);
-                return;
-        }
         for (struct dirent *de; (de = fs_readdir(dir, false));) {
                 if (datafd >= 0 && faccessat(datafd, de->d_name, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
                         continue; /* kept: its device's entry persists */
@@ -693,14 +688,9 @@ static void cleanup_index(const char *run_dir, const char *name, int datafd)
 /* Removes everything below dir (two levels deep at most, as static_node-tags/<tag>/<node>). */
 static void remove_tree(int dfd, unsigned depth)
 {
-        int fd = dup(dfd);
-        if (fd < 0)
+        _cleanup_closedir_ DIR *dir = fs_opendir_dup(dfd);
+        if (!dir)
                 return;
-        _cleanup_closedir_ DIR *dir = fdopendir(fd);
-        if (!dir) {
-                close(fd);
-                return;
-        }
         for (struct dirent *de; (de = fs_readdir(dir, false));) {
                 struct stat st;
                 if (fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)

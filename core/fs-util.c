@@ -122,6 +122,20 @@ bool fs_is_masked(const char *path)
         return S_ISCHR(st.st_mode) || (S_ISREG(st.st_mode) && st.st_size == 0);
 }
 
+DIR *fs_opendir_dup(int fd)
+{
+        int dfd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+        if (dfd < 0)
+                return NULL;
+        DIR *d = fdopendir(dfd);
+        if (!d) {
+                int e = errno;
+                close(dfd);
+                errno = e;
+        }
+        return d;
+}
+
 bool fs_dot_or_dotdot(const char *name)
 {
         return name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'));

@@ -34,6 +34,8 @@ int fs_open_dir(const char *path, bool create, int *ret);
 /* True when a configuration file masks its name: it is empty or (a link to) /dev/null. */
 bool fs_is_masked(const char *path);
 
+/* A directory stream on a duplicate of fd (fd stays the caller's); NULL with errno set. */
+DIR *fs_opendir_dup(int fd);
 /* True for the directory entries "." and "..". */
 bool fs_dot_or_dotdot(const char *name);
 /* readdir() without "." and ".."; with skip_hidden, without any name starting with '.'.

@@ -81,6 +81,14 @@ static void test_dirs_and_files(void)
                 CHECK_INT(dots, 0);
                 CHECK_INT(n, skip ? 1 : 2);
         }
+        int pfd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        CHECK(pfd >= 0);
+        DIR *dd = fs_opendir_dup(pfd);
+        CHECK(dd != NULL);
+        closedir(dd);
+        CHECK_INT(fcntl(pfd, F_GETFD) >= 0, 1); /* the caller's fd stays open */
+        close(pfd);
+        CHECK(fs_opendir_dup(-1) == NULL);
         CHECK(fs_dot_or_dotdot(".") && fs_dot_or_dotdot(".."));
         CHECK(!fs_dot_or_dotdot("...") && !fs_dot_or_dotdot(".a") && !fs_dot_or_dotdot("a"));
         test_tmpdir_remove(tmp);
