@@ -18,7 +18,9 @@ bool strenc_char_allowed(char c, const char *extra)
         return c != '\0' && extra && strchr(extra, c);
 }
 
-static size_t utf8_expected_len(unsigned char c)
+/* The length a sequence starting with lead byte c claims (1–4), or 0 for a continuation byte
+ * or a lead byte of the obsolete 5- and 6-byte forms (never valid below U+110000). */
+static int utf8_claimed_len(unsigned char c)
 {
         if (c < 0x80)
                 return 1;
@@ -28,14 +30,11 @@ static size_t utf8_expected_len(unsigned char c)
                 return 3;
         if ((c & 0xf8) == 0xf0)
                 return 4;
-        if ((c & 0xfc) == 0xf8)
-                return 5;
-        if ((c & 0xfe) == 0xfc)
-                return 6;
         return 0;
 }
 
-static size_t utf8_encoded_len(uint32_t cp)
+/* The length of the shortest encoding of code point cp. */
+static int utf8_shortest_len(uint32_t cp)
 {
         if (cp < 0x80)
                 return 1;
@@ -43,41 +42,36 @@ static size_t utf8_encoded_len(uint32_t cp)
                 return 2;
         if (cp < 0x10000)
                 return 3;
-        if (cp < 0x200000)
-                return 4;
-        if (cp < 0x4000000)
-                return 5;
-        return 6;
+        return 4;
 }
 
-int strenc_utf8_char_len(const char *s)
+int strenc_utf8_char_len(const char *s, unsigned flags)
 {
         const unsigned char *u = (const unsigned char *)s;
-        size_t len = utf8_expected_len(u[0]);
+        int len = utf8_claimed_len(u[0]);
 
         if (len == 0)
                 return -EINVAL;
         if (len == 1)
                 return 1;
-        /* a NUL among the trailing bytes fails this test too, so we never read past it */
-        for (size_t i = 0; i < len; i++)
-                if (!(u[i] & 0x80))
+
+        uint32_t cp = u[0] & (0x7f >> len);
+        for (int i = 1; i < len; i++) {
+                if ((u[i] & 0xc0) != 0x80) /* a NUL fails this too, so we never read past it */
                         return -EINVAL;
-
-        static const unsigned char lead_mask[] = {0, 0, 0x1f, 0x0f, 0x07, 0x03, 0x01};
-        uint32_t cp = u[0] & lead_mask[len];
-        for (size_t i = 1; i < len; i++)
                 cp = (cp << 6) | (u[i] & 0x3f);
-
-        if (utf8_encoded_len(cp) != len)
-                return -EINVAL; /* overlong */
-        if (cp >= 0x110000 || (cp >= 0xd800 && cp <= 0xdfff) || (cp >= 0xfdd0 && cp <= 0xfdef) ||
-            (cp & 0xfffe) == 0xfffe)
+        }
+        if (utf8_shortest_len(cp) != len)
                 return -EINVAL;
-        return (int)len;
+        if (cp >= 0x110000 || (cp >= 0xd800 && cp <= 0xdfff) || (cp >= 0xfdd0 && cp <= 0xfdef) ||
+            (cp & 0xffff) == 0xffff)
+                return -EINVAL;
+        if ((cp & 0xffff) == 0xfffe && !(flags & STRENC_UTF8_BLKID))
+                return -EINVAL;
+        return len;
 }
 
-char *strenc_encode_devnode(const char *s)
+char *strenc_encode_devnode(const char *s, unsigned flags)
 {
         size_t n = strlen(s);
         char *out = malloc(n * 4 + 1), *o = out;
@@ -85,7 +79,7 @@ char *strenc_encode_devnode(const char *s)
                 return NULL;
 
         for (size_t i = 0; i < n;) {
-                int l = strenc_utf8_char_len(s + i);
+                int l = strenc_utf8_char_len(s + i, flags);
                 if (l > 1) {
                         memcpy(o, s + i, (size_t)l);
                         o += l;
@@ -140,7 +134,7 @@ size_t strenc_replace_chars(char *s, const char *allow)
                         i += 2;
                         continue;
                 }
-                int l = strenc_utf8_char_len(s + i);
+                int l = strenc_utf8_char_len(s + i, 0);
                 if (l > 1) {
                         i += (size_t)l;
                         continue;

@@ -14,6 +14,7 @@
 #include "builtin-blkid.h"
 #include "encode.h"
 #include "log.h"
+#include "strenc.h"
 #include "strfmt.h"
 
 static void blkid_free_probep(blkid_probe *p)
@@ -29,7 +30,7 @@ static int add_encoded(struct device *dev, bool test, const char *key, const cha
         int r;
         if (safe) {
                 _cleanup_free_ char *s = NULL;
-                r = encode_safe_string(value, &s);
+                r = encode_blkid_safe_string(value, &s);
                 if (r < 0)
                         return r;
                 r = builtin_add_property(dev, test, key, s);
@@ -38,10 +39,9 @@ static int add_encoded(struct device *dev, bool test, const char *key, const cha
         }
         if (!key_enc)
                 return 0;
-        _cleanup_free_ char *e = NULL;
-        r = encode_string(value, &e);
-        if (r < 0)
-                return r;
+        _cleanup_free_ char *e = strenc_encode_devnode(value, STRENC_UTF8_BLKID);
+        if (!e)
+                return -ENOMEM;
         return builtin_add_property(dev, test, key_enc, e);
 }
 
@@ -169,7 +169,7 @@ static int parse_args(int argc, char **argv, blkid_probe pr, int64_t *offset, bo
         return 0;
 }
 
-int builtin_blkid(struct builtin_ctx *ctx, struct device *dev, int argc, char **argv, bool test)
+int builtin_blkid_run(struct builtin_ctx *ctx, struct device *dev, int argc, char **argv, bool test)
 {
         const char *devnode = device_get_property(dev, "DEVNAME");
         if (!devnode)

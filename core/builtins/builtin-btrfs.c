@@ -7,7 +7,7 @@
 #include "log.h"
 #include "model.h"
 
-int builtin_btrfs(struct builtin_ctx *ctx, struct device *dev, int argc, char **argv, bool test)
+int builtin_btrfs_run(struct builtin_ctx *ctx, struct device *dev, int argc, char **argv, bool test)
 {
         (void)ctx;
         if (argc != 3 || !streq(argv[1], "ready"))

@@ -12,4 +12,4 @@
 
 #include "builtin.h"
 
-int builtin_btrfs(struct builtin_ctx *ctx, struct device *dev, int argc, char **argv, bool test);
+int builtin_btrfs_run(struct builtin_ctx *ctx, struct device *dev, int argc, char **argv, bool test);

@@ -6,6 +6,7 @@
 #include <sys/sysmacros.h>
 
 #include "builtin-util.h"
+#include "fs-util.h"
 #include "hwdb.h"
 #include "log.h"
 #include "model.h"
@@ -201,9 +202,7 @@ static int device_from_id(const struct builtin_ctx *ctx, struct device *ref, con
                         return -ENOMEM;
                 _cleanup_closedir_ DIR *dp = opendir(dir);
                 struct dirent *de;
-                while (dp && (de = readdir(dp))) {
-                        if (de->d_name[0] == '.')
-                                continue;
+                while (dp && (de = fs_readdir(dp, true))) {
                         _cleanup_free_ char *path = NULL;
                         struct device *d;
                         if (asprintf(&path, "/class/net/%s", de->d_name) < 0)

@@ -199,7 +199,7 @@ static int load_one(struct kmod_state *s, const char *devpath, const char *alias
         return r == -ENOMEM ? r : 0;
 }
 
-int builtin_kmod(struct builtin_ctx *ctx, struct device *dev, int argc, char **argv, bool test)
+int builtin_kmod_run(struct builtin_ctx *ctx, struct device *dev, int argc, char **argv, bool test)
 {
         if (argc < 2 || !streq(argv[1], "load"))
                 return log_error_errno(EINVAL, "%s: expected: kmod load [MODULE...]", dev->devpath);

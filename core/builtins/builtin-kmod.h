@@ -23,7 +23,7 @@
 
 #include "builtin.h"
 
-int builtin_kmod(struct builtin_ctx *ctx, struct device *dev, int argc, char **argv, bool test);
+int builtin_kmod_run(struct builtin_ctx *ctx, struct device *dev, int argc, char **argv, bool test);
 void builtin_kmod_exit(struct builtin_ctx *ctx);
 
 /* What stands between `kmod load` and loading modules, found without libkmod. */

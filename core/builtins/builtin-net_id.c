@@ -20,6 +20,7 @@
 #include <stdarg.h>
 
 #include "builtin-net_id.h"
+#include "fs-util.h"
 #include "hwdb.h"
 #include "log.h"
 #include "model.h"
@@ -359,9 +360,7 @@ static int slot_from_address(const char *slots, const char *sysname, uint32_t *r
         if (!dir)
                 return -errno;
         struct dirent *de;
-        while ((de = readdir(dir))) {
-                if (de->d_name[0] == '.')
-                        continue;
+        while ((de = fs_readdir(dir, true))) {
                 unsigned long i;
                 if (parse_ulong(de->d_name, 0, &i) < 0 || i == 0 || i > UINT32_MAX)
                         continue;
@@ -874,7 +873,7 @@ void builtin_net_id_trim(struct builtin_ctx *ctx)
                 hwdb_trim(st->hwdb);
 }
 
-int builtin_net_id(struct builtin_ctx *ctx, struct device *dev, int argc, char **argv, bool test)
+int builtin_net_id_run(struct builtin_ctx *ctx, struct device *dev, int argc, char **argv, bool test)
 {
         (void)argc;
         (void)argv;

@@ -11,7 +11,7 @@
 
 #include "builtin.h"
 
-int builtin_net_id(struct builtin_ctx *ctx, struct device *dev, int argc, char **argv, bool test);
+int builtin_net_id_run(struct builtin_ctx *ctx, struct device *dev, int argc, char **argv, bool test);
 /* Frees the builtin's state (the hwdb handle). */
 void builtin_net_id_exit(struct builtin_ctx *ctx);
 void builtin_net_id_trim(struct builtin_ctx *ctx);

@@ -96,7 +96,7 @@ static int rtnl_info(int ifindex, char **ret_kind, unsigned *ret_type, char **re
         return 0;
 }
 
-int builtin_net_setup_link(struct builtin_ctx *ctx, struct device *dev, int argc, char **argv, bool test)
+int builtin_net_setup_link_run(struct builtin_ctx *ctx, struct device *dev, int argc, char **argv, bool test)
 {
         (void)argv;
         if (argc > 1)

@@ -21,5 +21,5 @@
 
 #include "builtin.h"
 
-int builtin_net_setup_link(struct builtin_ctx *ctx, struct device *dev, int argc, char **argv, bool test);
+int builtin_net_setup_link_run(struct builtin_ctx *ctx, struct device *dev, int argc, char **argv, bool test);
 void builtin_net_setup_link_exit(struct builtin_ctx *ctx);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "builtin-util.h"
+#include "fs-util.h"
 #include "model.h"
 
 struct path {
@@ -247,9 +248,9 @@ static struct device *handle_scsi_default(struct builtin_ctx *ctx, struct device
                 return NULL;
         long base = -1;
         struct dirent *de;
-        while ((de = readdir(dir))) {
+        while ((de = fs_readdir(dir, true))) {
                 unsigned long n;
-                if (de->d_name[0] == '.' || (de->d_type != DT_DIR && de->d_type != DT_LNK))
+                if ((de->d_type != DT_DIR && de->d_type != DT_LNK))
                         continue;
                 if (!startswith(de->d_name, "host") || !parse_uint(de->d_name + 4, &n) || n > 0xffffffffUL)
                         continue;

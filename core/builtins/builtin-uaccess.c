@@ -31,7 +31,7 @@ static int seat_active_uid(const char *prefix, const char *seat, uid_t *ret)
         return 0;
 }
 
-int builtin_uaccess(struct builtin_ctx *ctx, struct device *dev, int argc, char **argv, bool test)
+int builtin_uaccess_run(struct builtin_ctx *ctx, struct device *dev, int argc, char **argv, bool test)
 {
         (void)argc;
         (void)argv;

@@ -18,4 +18,4 @@
 
 #include "builtin.h"
 
-int builtin_uaccess(struct builtin_ctx *ctx, struct device *dev, int argc, char **argv, bool test);
+int builtin_uaccess_run(struct builtin_ctx *ctx, struct device *dev, int argc, char **argv, bool test);

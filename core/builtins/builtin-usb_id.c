@@ -208,13 +208,13 @@ static int scsi_info(const struct builtin_ctx *ctx, struct device *dev, struct u
         _cleanup_free_ char *vendor = builtin_sysattr_opt(ctx, scsi, "vendor");
         if (!vendor)
                 return 0;
-        if (!(info->vendor_enc = strenc_encode_devnode(vendor)) || !(info->vendor = sanitize(vendor, SHORT_MAX)))
+        if (!(info->vendor_enc = strenc_encode_devnode(vendor, 0)) || !(info->vendor = sanitize(vendor, SHORT_MAX)))
                 return -ENOMEM;
 
         _cleanup_free_ char *model = builtin_sysattr_opt(ctx, scsi, "model");
         if (!model)
                 return 0;
-        if (!(info->model_enc = strenc_encode_devnode(model)) || !(info->model = sanitize(model, SHORT_MAX)))
+        if (!(info->model_enc = strenc_encode_devnode(model, 0)) || !(info->model = sanitize(model, SHORT_MAX)))
                 return -ENOMEM;
 
         _cleanup_free_ char *type = builtin_sysattr_opt(ctx, scsi, "type");
@@ -339,7 +339,7 @@ int builtin_usb_id_run(struct builtin_ctx *ctx, struct device *dev, int argc _un
                 const char *v = s ? s : vendor_id;
                 free(info.vendor_enc);
                 free(info.vendor);
-                if (!(info.vendor_enc = strenc_encode_devnode(v)) || !(info.vendor = sanitize(v, SHORT_MAX)))
+                if (!(info.vendor_enc = strenc_encode_devnode(v, 0)) || !(info.vendor = sanitize(v, SHORT_MAX)))
                         return -ENOMEM;
         }
         if (!isset(info.model)) {
@@ -347,7 +347,7 @@ int builtin_usb_id_run(struct builtin_ctx *ctx, struct device *dev, int argc _un
                 const char *v = s ? s : product_id;
                 free(info.model_enc);
                 free(info.model);
-                if (!(info.model_enc = strenc_encode_devnode(v)) || !(info.model = sanitize(v, SHORT_MAX)))
+                if (!(info.model_enc = strenc_encode_devnode(v, 0)) || !(info.model = sanitize(v, SHORT_MAX)))
                         return -ENOMEM;
         }
         if (!isset(info.revision)) {

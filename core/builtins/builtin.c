@@ -18,22 +18,21 @@
 #include "log.h"
 #include "strv.h"
 
-/* Kept sorted by name. Entries with run == NULL are names known to the rules language whose
- * implementation lands in its own file later; see builtin.h. */
+/* Kept sorted by name. */
 static const struct builtin builtins[] = {
-        {.name = "blkid", .run = builtin_blkid, .help = "Identify the filesystem or partition table on a block device (libblkid)", .run_once = true},
-        {.name = "btrfs", .run = builtin_btrfs, .help = "Tell whether every member of a btrfs volume is present"},
+        {.name = "blkid", .run = builtin_blkid_run, .help = "Identify the filesystem or partition table on a block device (libblkid)", .run_once = true},
+        {.name = "btrfs", .run = builtin_btrfs_run, .help = "Tell whether every member of a btrfs volume is present"},
         {.name = "hwdb", .run = builtin_hwdb_run, .init = builtin_hwdb_init, .exit = builtin_hwdb_exit, .trim = builtin_hwdb_trim,
          .help = "Add the hardware database entries matching the device"},
         /* not run-once in systemd 252 either: rules may ask again after a change */
         {.name = "input_id", .run = builtin_input_id_run, .help = "Classify an input device from its capabilities"},
         {.name = "keyboard", .run = builtin_keyboard_run,
          .help = "Apply keyboard scancode remaps and input axis fixes from the hardware database"},
-        {.name = "kmod", .run = builtin_kmod, .exit = builtin_kmod_exit, .help = "Load the kernel modules the device asks for"},
-        {.name = "net_id", .run = builtin_net_id, .exit = builtin_net_id_exit, .trim = builtin_net_id_trim, .help = "Compute predictable names for a network interface", .run_once = true},
-        {.name = "net_setup_link", .run = builtin_net_setup_link, .exit = builtin_net_setup_link_exit, .help = "Apply the matching .link file to a network interface"},
+        {.name = "kmod", .run = builtin_kmod_run, .exit = builtin_kmod_exit, .help = "Load the kernel modules the device asks for"},
+        {.name = "net_id", .run = builtin_net_id_run, .exit = builtin_net_id_exit, .trim = builtin_net_id_trim, .help = "Compute predictable names for a network interface", .run_once = true},
+        {.name = "net_setup_link", .run = builtin_net_setup_link_run, .exit = builtin_net_setup_link_exit, .help = "Apply the matching .link file to a network interface"},
         {.name = "path_id", .run = builtin_path_id_run, .help = "Describe the physical path to the device", .run_once = true},
-        {.name = "uaccess", .run = builtin_uaccess, .help = "Give the active session's user access to the device node"},
+        {.name = "uaccess", .run = builtin_uaccess_run, .help = "Give the active session's user access to the device node"},
         {.name = "usb_id", .run = builtin_usb_id_run, .help = "Identify a USB device: vendor, model, serial, interfaces", .run_once = true},
 };
 
@@ -68,9 +67,6 @@ const struct builtin *builtin_get(unsigned i)
 int builtin_run(const struct builtin *b, struct builtin_ctx *ctx, struct device *dev, const char *cmdline,
                 bool test)
 {
-        if (!b->run)
-                return -EOPNOTSUPP;
-
         char **argv = NULL;
         int r = cmdline_split(cmdline, &argv);
         if (r < 0)

@@ -2,10 +2,9 @@
 /*
  * Builtin commands for IMPORT{builtin} and RUN{builtin} (path_id, input_id, blkid, kmod, …).
  *
- * The table is constant; each builtin lives in a file of its own (builtin-<name>.c) and is
- * entered here by name. Names that rules use but whose implementation has not landed yet are
- * listed with run == NULL: the rules still parse (an unknown name is a parse-time error), and
- * running one returns -EOPNOTSUPP.
+ * The table is constant; each builtin lives in a file of its own (builtin-<name>.c), whose entry
+ * point is builtin_<name>_run(), and is entered here by name. A name not in the table is a
+ * parse-time error in the rules.
  *
  * A builtin adds properties to the device with PROP_DB (see builtin_add_property()). It must
  * not block for long: the daemon runs it in its event loop.

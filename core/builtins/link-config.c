@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "cmdline.h"
+#include "fs-util.h"
 #include "log.h"
 #include "strv.h"
 
@@ -524,9 +525,9 @@ static int collect(const char *dir, const char *suffix, char ***names, char ***p
         if (!d)
                 return errno == ENOENT ? 0 : -errno;
         struct dirent *de;
-        while ((de = readdir(d))) {
+        while ((de = fs_readdir(d, true))) {
                 size_t l = strlen(de->d_name), sl = strlen(suffix);
-                if (de->d_name[0] == '.' || l <= sl || !streq(de->d_name + l - sl, suffix))
+                if (l <= sl || !streq(de->d_name + l - sl, suffix))
                         continue;
                 if (strv_contains(*names, de->d_name))
                         continue;

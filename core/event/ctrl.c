@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "log.h"
+#include "time-util.h"
 
 _Static_assert(sizeof(struct ctrl_wire) == 16 + 4 + 4 + 256, "udev-ctrl wire size");
 
@@ -147,19 +148,12 @@ int ctrl_client_send(int fd, enum ctrl_msg_type type, int intval, const char *st
         return n == (ssize_t)sizeof(w) ? 0 : -EIO;
 }
 
-static uint64_t now_usec(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
-}
-
 /* Waits until fd is readable (or hung up) or the deadline passes: 1 with *revents, -ETIMEDOUT,
  * or -errno. Never returns 0. */
 static int poll_until(int fd, uint64_t deadline, short *revents)
 {
         for (;;) {
-                uint64_t now = now_usec();
+                uint64_t now = time_now_usec();
                 if (now >= deadline)
                         return -ETIMEDOUT;
                 uint64_t left_ms = (deadline - now + 999) / 1000;
@@ -181,7 +175,7 @@ int ctrl_client_wait(int fd, uint64_t timeout_usec)
                 return r == -EPIPE || r == -ECONNRESET ? 0 : r; /* already closed: done */
         if (timeout_usec == 0)
                 return 0;
-        uint64_t deadline = now_usec() + timeout_usec;
+        uint64_t deadline = time_now_usec() + timeout_usec;
         for (;;) {
                 short revents;
                 r = poll_until(fd, deadline, &revents);
@@ -206,7 +200,7 @@ int ctrl_client_wait_idle(int fd, uint64_t timeout_usec)
                 r = ctrl_client_send(fd, CTRL_END_MESSAGES, 0, NULL);
         if (r < 0)
                 return r == -EPIPE || r == -ECONNRESET ? 0 : r;
-        uint64_t deadline = now_usec() + timeout_usec;
+        uint64_t deadline = time_now_usec() + timeout_usec;
         for (;;) {
                 short revents;
                 r = poll_until(fd, deadline, &revents);

@@ -345,33 +345,13 @@ int monitor_receive(struct monitor_receiver *m, struct monitor_event **ret)
         _cleanup_free_ char *buf = malloc(size > 0 ? (size_t)size : 1);
         if (!buf)
                 return -ENOMEM;
-        struct sockaddr_nl sender = {0};
-        union {
-                struct cmsghdr h;
-                char space[CMSG_SPACE(sizeof(struct ucred))];
-        } control;
-        struct iovec iov = {.iov_base = buf, .iov_len = size > 0 ? (size_t)size : 1};
-        struct msghdr mh = {
-                .msg_name = &sender,
-                .msg_namelen = sizeof(sender),
-                .msg_iov = &iov,
-                .msg_iovlen = 1,
-                .msg_control = &control,
-                .msg_controllen = sizeof(control),
-        };
-        ssize_t n = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+        struct sockaddr_nl sender;
+        uid_t uid;
+        bool truncated;
+        ssize_t n = netlink_recv_datagram(fd, buf, size > 0 ? (size_t)size : 1, &sender, &uid, &truncated);
         if (n < 0)
-                return errno == EINTR ? -EAGAIN : -errno;
-
-        const struct ucred *cred = NULL;
-        struct ucred c;
-        for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
-                if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_CREDENTIALS &&
-                    cm->cmsg_len == CMSG_LEN(sizeof(struct ucred))) {
-                        memcpy(&c, CMSG_DATA(cm), sizeof(c));
-                        cred = &c;
-                }
-        if (!cred || cred->uid != 0) {
+                return n == -EINTR ? -EAGAIN : (int)n;
+        if (uid != 0) {
                 log_debug("monitor: message without root credentials dropped");
                 return 0;
         }

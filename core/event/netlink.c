@@ -132,57 +132,73 @@ void uevent_listener_get_stats(const struct uevent_listener *l, struct uevent_li
         *ret = l->stats;
 }
 
-int uevent_listener_receive(struct uevent_listener *l, struct uevent **ret)
+ssize_t netlink_recv_datagram(int fd, void *buf, size_t size, struct sockaddr_nl *ret_sender, uid_t *ret_uid,
+                              bool *ret_truncated)
 {
-        struct sockaddr_nl sender = {0};
         union {
                 struct cmsghdr h;
                 char buf[CMSG_SPACE(sizeof(struct ucred))];
         } control;
-        struct iovec iov = {.iov_base = l->buf, .iov_len = UEVENT_MAX_SIZE + 1};
+        struct iovec iov = {.iov_base = buf, .iov_len = size};
         struct msghdr msg = {
-                .msg_name = &sender,
-                .msg_namelen = sizeof(sender),
+                .msg_name = ret_sender,
+                .msg_namelen = sizeof(*ret_sender),
                 .msg_iov = &iov,
                 .msg_iovlen = 1,
                 .msg_control = &control,
                 .msg_controllen = sizeof(control),
         };
-        const char *why = NULL;
-
-        /* A raw recvmsg rather than nl_recv(): libnl maps ENOBUFS to NLE_NOMEM, and an overflow
-         * must be told apart from an allocation failure; this also reuses one buffer. */
-        ssize_t n = recvmsg(l->fd, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-        if (n < 0) {
-                if (errno == EAGAIN || errno == EINTR)
-                        return 0;
-                if (errno == ENOBUFS) {
-                        l->stats.overflows++;
-                        return -ENOBUFS;
-                }
+        *ret_sender = (struct sockaddr_nl){0};
+        ssize_t n = recvmsg(fd, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+        if (n < 0)
                 return negative_errno();
-        }
-        if ((msg.msg_flags & MSG_TRUNC) || (size_t)n > UEVENT_MAX_SIZE) {
-                l->stats.dropped_malformed++;
-                log_warning("Dropping an oversized uevent (more than %d bytes)", UEVENT_MAX_SIZE);
-                return -EBADMSG;
-        }
-        if (msg.msg_namelen < sizeof(sender) || sender.nl_family != AF_NETLINK || sender.nl_pid != 0) {
-                l->stats.dropped_sender++;
-                log_warning("Dropping a uevent from netlink port %u: not the kernel", sender.nl_pid);
-                return -EBADMSG;
-        }
-        for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+        if (msg.msg_namelen < sizeof(*ret_sender))
+                *ret_sender = (struct sockaddr_nl){0};
+        *ret_uid = (uid_t)-1;
+        for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
                 if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS &&
                     c->cmsg_len == CMSG_LEN(sizeof(struct ucred))) {
                         struct ucred cred;
                         memcpy(&cred, CMSG_DATA(c), sizeof(cred));
-                        if (cred.uid != 0) {
-                                l->stats.dropped_sender++;
-                                log_warning("Dropping a uevent sent with uid %u", (unsigned)cred.uid);
-                                return -EBADMSG;
-                        }
+                        *ret_uid = cred.uid;
                 }
+        *ret_truncated = (msg.msg_flags & MSG_TRUNC) != 0;
+        return n;
+}
+
+int uevent_listener_receive(struct uevent_listener *l, struct uevent **ret)
+{
+        struct sockaddr_nl sender;
+        uid_t uid;
+        bool truncated;
+        const char *why = NULL;
+
+        /* A raw recvmsg rather than nl_recv(): libnl maps ENOBUFS to NLE_NOMEM, and an overflow
+         * must be told apart from an allocation failure; this also reuses one buffer. */
+        ssize_t n = netlink_recv_datagram(l->fd, l->buf, UEVENT_MAX_SIZE + 1, &sender, &uid, &truncated);
+        if (n == -EAGAIN || n == -EINTR)
+                return 0;
+        if (n == -ENOBUFS) {
+                l->stats.overflows++;
+                return -ENOBUFS;
+        }
+        if (n < 0)
+                return (int)n;
+        if (truncated || (size_t)n > UEVENT_MAX_SIZE) {
+                l->stats.dropped_malformed++;
+                log_warning("Dropping an oversized uevent (more than %d bytes)", UEVENT_MAX_SIZE);
+                return -EBADMSG;
+        }
+        if (sender.nl_family != AF_NETLINK || sender.nl_pid != 0) {
+                l->stats.dropped_sender++;
+                log_warning("Dropping a uevent from netlink port %u: not the kernel", sender.nl_pid);
+                return -EBADMSG;
+        }
+        /* (a message without credentials is the kernel's: it attaches none when SO_PASSCRED is off) */
+        if (uid != (uid_t)-1 && uid != 0) {
+                l->stats.dropped_sender++;
+                log_warning("Dropping a uevent sent with uid %u", (unsigned)uid);
+                return -EBADMSG;
         }
         int r = uevent_parse(l->buf, (size_t)n, ret, &why);
         if (r == -EBADMSG) {

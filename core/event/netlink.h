@@ -9,7 +9,9 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "uevent.h"
 
@@ -18,6 +20,17 @@ struct uevent_listener;
 /* libnl's NLE_* codes are not errno: every libnl caller converts them with this (-errno,
  * -EIO for codes without an errno counterpart). */
 int nl_error_to_errno(int nle);
+
+struct sockaddr_nl;
+
+/* One datagram from the netlink socket fd (non-blocking) into buf: its length (truncated to size;
+ * *ret_truncated says whether it was), or -errno (-EAGAIN, -EINTR, -ENOBUFS on overflow, ...).
+ * *ret_sender is the sender's address (all zero when the kernel gave a short one); *ret_uid the
+ * uid of the SCM_CREDENTIALS the message carried, (uid_t)-1 when it carried none. Both the
+ * kernel listener and the libudev monitor receiver read through here, so they check senders
+ * the same way. */
+ssize_t netlink_recv_datagram(int fd, void *buf, size_t size, struct sockaddr_nl *ret_sender, uid_t *ret_uid,
+                              bool *ret_truncated);
 
 /* Opens the socket (or adopts fd, e.g. from socket activation, when fd >= 0) with a receive
  * buffer of rcvbuf bytes (SO_RCVBUFFORCE when permitted, else SO_RCVBUF). 0 or -errno. */

@@ -19,6 +19,7 @@
 #include "rules-exec.h"
 #include "spawn.h"
 #include "strv.h"
+#include "time-util.h"
 
 enum step {
         STEP_MODEL,
@@ -61,13 +62,6 @@ static struct event_run *run_free(struct event_run *run)
                 free(run);
         }
         return NULL;
-}
-
-static uint64_t now_usec(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
 }
 
 static enum uevent_action action_of(const struct event_run *run)
@@ -387,7 +381,7 @@ static int publish_db(struct event_run *run)
         if (!u)
                 return -ENOMEM;
         if (!u->usec_initialized)
-                u->usec_initialized = now_usec();
+                u->usec_initialized = time_now_usec();
         /* the record before the rules is what the entry on disk says, if it was synced */
         return run->old_synced ? db_update_known(&dirs, d, run->old_tags) : db_update_at(&dirs, d);
 }

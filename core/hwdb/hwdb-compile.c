@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "array.h"
+#include "fs-util.h"
 #include "hashmap.h"
 #include "hwdb-format.h"
 #include "log.h"
@@ -739,19 +740,6 @@ fail:
         return r;
 }
 
-static char *root_join(const char *root, const char *path)
-{
-        char *s;
-        if (isempty(root) || streq(root, "/"))
-                return strdup(path);
-        size_t l = strlen(root);
-        while (l > 1 && root[l - 1] == '/')
-                l--;
-        if (asprintf(&s, "%.*s%s", (int)l, root, path) < 0)
-                return NULL;
-        return s;
-}
-
 static int cmp_basename(const void *a, const void *b)
 {
         const char *x = strrchr(*(char *const *)a, '/'), *y = strrchr(*(char *const *)b, '/');
@@ -770,7 +758,7 @@ int hwdb_source_files(const char *root, char ***ret)
                 return -ENOMEM;
 
         for (size_t d = 0; source_dirs[d]; d++) {
-                _cleanup_free_ char *dir = root_join(root, source_dirs[d]);
+                _cleanup_free_ char *dir = fs_root_join(root, source_dirs[d]);
                 _cleanup_closedir_ DIR *dh = NULL;
 
                 if (!dir) {
@@ -785,10 +773,10 @@ int hwdb_source_files(const char *root, char ***ret)
                         goto fail;
                 }
                 struct dirent *de;
-                while ((de = readdir(dh))) {
+                while ((de = fs_readdir(dh, true))) {
                         const char *name = de->d_name;
                         size_t l = strlen(name);
-                        if (name[0] == '.' || l <= 5 || !streq(name + l - 5, ".hwdb") || de->d_type == DT_DIR)
+                        if (l <= 5 || !streq(name + l - 5, ".hwdb") || de->d_type == DT_DIR)
                                 continue;
                         char *path;
                         if (asprintf(&path, "%s/%s", dir, name) < 0) {
@@ -825,30 +813,6 @@ fail:
         return r;
 }
 
-/* Creates the directories leading to path (not path itself), like mkdir -p. */
-static int mkdir_parents(const char *path)
-{
-        _cleanup_free_ char *p = strdup(path);
-        if (!p)
-                return -ENOMEM;
-        for (char *s = strchr(p + 1, '/'); s; s = strchr(s + 1, '/')) {
-                *s = '\0';
-                if (mkdir(p, 0755) < 0 && errno != EEXIST)
-                        return -errno;
-                *s = '/';
-        }
-        return 0;
-}
-
-/* True for a source that masks its name without content: empty, or /dev/null. */
-static bool is_masked(const char *path)
-{
-        struct stat st;
-        if (stat(path, &st) < 0)
-                return false;
-        return S_ISCHR(st.st_mode) || (S_ISREG(st.st_mode) && st.st_size == 0);
-}
-
 int hwdb_update(const char *root, const char *output_path, bool strict)
 {
         _cleanup_(hwdb_compiler_freep) struct hwdb_compiler *c = NULL;
@@ -856,7 +820,7 @@ int hwdb_update(const char *root, const char *output_path, bool strict)
         char **files = NULL;
         int n, r, errors = 0;
 
-        output = output_path ? strdup(output_path) : root_join(root, "/etc/udev/hwdb.bin");
+        output = output_path ? strdup(output_path) : fs_root_join(root, "/etc/udev/hwdb.bin");
         if (!output)
                 return log_oom();
 
@@ -892,7 +856,7 @@ int hwdb_update(const char *root, const char *output_path, bool strict)
                                 l--;
                         name += l;
                 }
-                if (is_masked(files[i]))
+                if (fs_is_masked(files[i]))
                         continue;
                 log_debug("Reading %s", files[i]);
                 r = hwdb_compiler_add_file(c, files[i], name, (uint16_t)(i + 1));
@@ -905,7 +869,7 @@ int hwdb_update(const char *root, const char *output_path, bool strict)
         }
         strv_free(files);
 
-        r = mkdir_parents(output);
+        r = fs_mkdir_parents(output, 0755);
         if (r < 0)
                 return log_error_errno(r, "Failed to create the directory of %s: %m", output);
         r = hwdb_compiler_write(c, output);

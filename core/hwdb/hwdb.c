@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "array.h"
+#include "fs-util.h"
 #include "glob-match.h"
 #include "hwdb-format.h"
 #include "hashmap.h"
@@ -112,19 +113,6 @@ struct hwdb {
         bool index_active;
         uint64_t budget; /* nodes a lookup may still visit; bounds work on a corrupt DAG */
 };
-
-static char *path_join_root(const char *root, const char *path)
-{
-        char *s;
-        if (isempty(root) || streq(root, "/"))
-                return strdup(path);
-        size_t l = strlen(root);
-        while (l > 1 && root[l - 1] == '/')
-                l--;
-        if (asprintf(&s, "%.*s%s", (int)l, root, path) < 0)
-                return NULL;
-        return s;
-}
 
 struct hwdb *hwdb_free(struct hwdb *h)
 {
@@ -333,14 +321,14 @@ static int open_one(const char *file, struct hwdb **ret)
 int hwdb_open(const char *root, const char *path, struct hwdb **ret)
 {
         if (path) {
-                _cleanup_free_ char *p = path_join_root(root, path);
+                _cleanup_free_ char *p = fs_root_join(root, path);
                 if (!p)
                         return -ENOMEM;
                 return open_one(p, ret);
         }
 
         for (size_t i = 0; hwdb_bin_paths[i]; i++) {
-                _cleanup_free_ char *p = path_join_root(root, hwdb_bin_paths[i]);
+                _cleanup_free_ char *p = fs_root_join(root, hwdb_bin_paths[i]);
                 if (!p)
                         return -ENOMEM;
                 int r = open_one(p, ret);
@@ -370,7 +358,7 @@ bool hwdb_is_stale(const struct hwdb *h)
         if (h->root) {
                 /* A database that appeared at a location searched earlier wins now. */
                 for (size_t i = 0; hwdb_bin_paths[i]; i++) {
-                        _cleanup_free_ char *p = path_join_root(h->root, hwdb_bin_paths[i]);
+                        _cleanup_free_ char *p = fs_root_join(h->root, hwdb_bin_paths[i]);
                         if (!p)
                                 return false; /* cannot tell; keep what works */
                         if (streq(p, h->path))

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include "fs-util.h"
 #include "log.h"
 #include "strfmt.h"
 #include "strv.h"

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include "fs-util.h"
 #include "hashmap.h"
 #include "log.h"
 #include "strfmt.h"
@@ -765,9 +766,7 @@ static int walk_devices(int dirfd, char **path, size_t len, bool list_self, stru
                 if (r < 0)
                         return r;
         }
-        while ((de = readdir(dir))) {
-                if (de->d_name[0] == '.')
-                        continue;
+        while ((de = fs_readdir(dir, true))) {
                 if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN)
                         continue;
                 int fd = openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -820,8 +819,8 @@ static int list_real_dirs(const struct model *m, const char *dir, bool recurse_o
         if (!d)
                 return 0;
         _cleanup_strv_builder_ struct strv_builder names = {0};
-        while ((de = readdir(d)))
-                if (de->d_name[0] != '.' && strv_builder_push_copy(&names, de->d_name) < 0)
+        while ((de = fs_readdir(d, true)))
+                if (strv_builder_push_copy(&names, de->d_name) < 0)
                         return -ENOMEM;
         strv_sort(names.v);
         STRV_FOREACH(n, names.v) {
@@ -855,8 +854,8 @@ int model_enumerate(const struct model *m, bool subsystems, char ***ret, size_t 
                 _cleanup_strv_builder_ struct strv_builder buses = {0};
                 if (!busdir)
                         return -ENOMEM;
-                while (d && (de = readdir(d)))
-                        if (de->d_name[0] != '.' && strv_builder_push_copy(&buses, de->d_name) < 0)
+                while (d && (de = fs_readdir(d, true)))
+                        if (strv_builder_push_copy(&buses, de->d_name) < 0)
                                 return -ENOMEM;
                 strv_sort(buses.v);
                 r = 0;
@@ -888,8 +887,8 @@ int model_enumerate(const struct model *m, bool subsystems, char ***ret, size_t 
                         _cleanup_strv_builder_ struct strv_builder classes = {0};
                         if (!classdir)
                                 r = -ENOMEM;
-                        while (r >= 0 && d && (de = readdir(d)))
-                                if (de->d_name[0] != '.' && strv_builder_push_copy(&classes, de->d_name) < 0)
+                        while (r >= 0 && d && (de = fs_readdir(d, true)))
+                                if (strv_builder_push_copy(&classes, de->d_name) < 0)
                                         r = -ENOMEM;
                         strv_sort(classes.v);
                         STRV_FOREACH(cl, classes.v) {

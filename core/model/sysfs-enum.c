@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include "fs-util.h"
 #include "macros.h"
 #include "strv.h"
 #include "sysfs.h"
@@ -63,8 +64,7 @@ static int for_each_entry(struct enum_ctx *c, const char *dir, entry_fn fn)
                 for (ssize_t off = 0; off < n;) {
                         struct dirent64 *de = (struct dirent64 *)(buf + off);
                         off += de->d_reclen;
-                        if (de->d_name[0] == '.' &&
-                            (de->d_name[1] == '\0' || (de->d_name[1] == '.' && de->d_name[2] == '\0')))
+                        if (fs_dot_or_dotdot(de->d_name))
                                 continue;
                         int r = fn(c, fd, dir, de->d_name, entry_type(fd, de));
                         if (r < 0)

@@ -8,49 +8,8 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include "fs-util.h"
 #include "macros.h"
-
-int read_full_file(const char *path, char **ret, size_t *ret_len)
-{
-        return read_full_file_at(AT_FDCWD, path, ret, ret_len);
-}
-
-int read_full_file_at(int dirfd, const char *path, char **ret, size_t *ret_len)
-{
-        _cleanup_close_ int fd = -1;
-        _cleanup_free_ char *buf = NULL;
-        size_t len = 0, cap = 0;
-
-        fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return negative_errno();
-        for (;;) {
-                if (cap - len < 1024) {
-                        size_t ncap = cap ? cap * 2 : 4096;
-                        if (ncap > 64 * 1024 * 1024)
-                                return -EFBIG;
-                        char *n = realloc(buf, ncap);
-                        if (!n)
-                                return -ENOMEM;
-                        buf = n;
-                        cap = ncap;
-                }
-                ssize_t k = read(fd, buf + len, cap - len - 1);
-                if (k < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return negative_errno();
-                }
-                if (k == 0)
-                        break;
-                len += (size_t)k;
-        }
-        buf[len] = '\0';
-        if (ret_len)
-                *ret_len = len;
-        *ret = TAKE_PTR(buf);
-        return 0;
-}
 
 int read_file_bounded(const char *path, size_t max, char **ret)
 {
@@ -138,24 +97,6 @@ int parse_uevent_file(const char *content, struct props *props)
                 line = *nl ? nl + 1 : nl;
         }
         return 0;
-}
-
-char *path_join(const char *a, const char *b)
-{
-        char *s;
-        size_t la = strlen(a);
-        while (la > 1 && a[la - 1] == '/')
-                la--;
-        while (*b == '/')
-                b++;
-        size_t lb = strlen(b);
-        s = malloc(la + 1 + lb + 1);
-        if (!s)
-                return NULL;
-        memcpy(s, a, la);
-        s[la] = '/';
-        memcpy(s + la + 1, b, lb + 1);
-        return s;
 }
 
 char *strip_trailing_space(char *s)

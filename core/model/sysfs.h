@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Reading sysfs: attribute files of any length, link targets, the `uevent` file, the `dev`
- * attribute. Paths are absolute (sysfs root already applied).
+ * attribute. Paths are absolute (sysfs root already applied). Whole-file reads and path joining
+ * are core/fs-util.h's.
  */
 #pragma once
 
@@ -10,11 +11,6 @@
 
 #include "props.h"
 
-/* Reads a whole file into a new NUL-terminated string (*ret_len without the NUL).
- * -EISDIR for a directory, -ENOENT, -EACCES (write-only attributes), … */
-int read_full_file(const char *path, char **ret, size_t *ret_len);
-/* The same for dirfd/path (openat semantics: AT_FDCWD, or path relative to dirfd). */
-int read_full_file_at(int dirfd, const char *path, char **ret, size_t *ret_len);
 /* Reads a small file whose content must fit max bytes; -EFBIG when it does not. */
 int read_file_bounded(const char *path, size_t max, char **ret);
 /* Basename of a symlink's target (e.g. "<syspath>/driver" -> "e1000"); -ENOENT, -EINVAL. */
@@ -29,7 +25,5 @@ int parse_devnum(const char *s, dev_t *ret);
 /* Parses the lines of a uevent file into props with PROP_KERNEL (bad lines are skipped). */
 int parse_uevent_file(const char *content, struct props *props);
 
-/* Joins a and b with exactly one '/' between them; new string or NULL. */
-char *path_join(const char *a, const char *b);
 /* Strips trailing whitespace (and newlines) in place; returns s. */
 char *strip_trailing_space(char *s);

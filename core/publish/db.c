@@ -8,6 +8,7 @@
 #include <sys/sysmacros.h>
 
 #include "export.h"
+#include "fs-util.h"
 #include "links.h"
 #include "log.h"
 #include "model.h"
@@ -198,24 +199,6 @@ static int device_db_id(const struct device *d, char **ret)
         return 0;
 }
 
-static int mkdir_p(const char *path, mode_t mode)
-{
-        _cleanup_free_ char *p = strdup(path);
-        if (!p)
-                return -ENOMEM;
-        for (char *s = p + 1; *s; s++) {
-                if (*s != '/')
-                        continue;
-                *s = '\0';
-                if (mkdir(p, mode) < 0 && errno != EEXIST)
-                        return -errno;
-                *s = '/';
-        }
-        if (mkdir(p, mode) < 0 && errno != EEXIST)
-                return -errno;
-        return 0;
-}
-
 /* tags/<tag>/<id>: create (add) or remove. */
 static int tag_index(const struct db_dirs *rd, const char *tag, const char *id, bool add)
 {
@@ -385,7 +368,7 @@ static int dirs_open(const char *run_dir, bool create, struct db_dirs *ret)
 {
         int fd = open(run_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0 && errno == ENOENT && create) {
-                int r = mkdir_p(run_dir, 0755);
+                int r = fs_mkdir_p(run_dir, 0755);
                 if (r < 0)
                         return r;
                 fd = open(run_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -476,7 +459,7 @@ static int update(const struct db_dirs *rd, struct device *d, bool old_known, ch
         size_t tmpl = strlen(tmp);
         fd = mkostemp(tmp, O_CLOEXEC);
         if (fd < 0 && errno == ENOENT) { /* the first entry: make the directories */
-                if ((r = mkdir_p(data, 0755)) < 0)
+                if ((r = fs_mkdir_p(data, 0755)) < 0)
                         goto out;
                 memcpy(tmp + tmpl - 6, "XXXXXX", 6);
                 fd = mkostemp(tmp, O_CLOEXEC);
@@ -663,17 +646,10 @@ int db_read(const char *run_dir, struct device *d)
 /* Removes every entry of dir whose name has no data/ file (index dirs: tags/<t>/, links/<l>/). */
 static void cleanup_index_dir(int dirfd_, int datafd)
 {
-        int fd = dup(dirfd_);
-        if (fd < 0)
+        _cleanup_closedir_ DIR *dir = fs_opendir_dup(dirfd_);
+        if (!dir)
                 return;
-        _cleanup_closedir_ DIR *dir = fdopendir(fd);
-        if (!dir) {
-                close(fd);
-                return;
-        }
-        for (struct dirent *de; (de = readdir(dir));) {
-                if (streq(de->d_name, ".") || streq(de->d_name, ".."))
-                        continue;
+        for (struct dirent *de; (de = fs_readdir(dir, false));) {
                 if (datafd >= 0 && faccessat(datafd, de->d_name, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
                         continue; /* kept: its device's entry persists */
                 (void)unlinkat(dirfd(dir), de->d_name, 0);
@@ -689,9 +665,7 @@ static void cleanup_index(const char *run_dir, const char *name, int datafd)
         _cleanup_closedir_ DIR *dir = p ? opendir(p) : NULL;
         if (!dir)
                 return;
-        for (struct dirent *de; (de = readdir(dir));) {
-                if (streq(de->d_name, ".") || streq(de->d_name, ".."))
-                        continue;
+        for (struct dirent *de; (de = fs_readdir(dir, false));) {
                 struct stat st;
                 if (fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
                         continue;
@@ -714,17 +688,10 @@ static void cleanup_index(const char *run_dir, const char *name, int datafd)
 /* Removes everything below dir (two levels deep at most, as static_node-tags/<tag>/<node>). */
 static void remove_tree(int dfd, unsigned depth)
 {
-        int fd = dup(dfd);
-        if (fd < 0)
+        _cleanup_closedir_ DIR *dir = fs_opendir_dup(dfd);
+        if (!dir)
                 return;
-        _cleanup_closedir_ DIR *dir = fdopendir(fd);
-        if (!dir) {
-                close(fd);
-                return;
-        }
-        for (struct dirent *de; (de = readdir(dir));) {
-                if (streq(de->d_name, ".") || streq(de->d_name, ".."))
-                        continue;
+        for (struct dirent *de; (de = fs_readdir(dir, false));) {
                 struct stat st;
                 if (fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
                         continue;
@@ -755,9 +722,7 @@ int db_cleanup(const char *run_dir)
 
         _cleanup_closedir_ DIR *dd = opendir(data);
         if (dd) {
-                for (struct dirent *de; (de = readdir(dd));) {
-                        if (streq(de->d_name, ".") || streq(de->d_name, ".."))
-                                continue;
+                for (struct dirent *de; (de = fs_readdir(dd, false));) {
                         struct stat st;
                         if (fstatat(dirfd(dd), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
                                 continue;
@@ -855,7 +820,7 @@ int db_set_queue_busy(const char *run_dir, bool busy)
                 return -ENOMEM;
         if (!busy)
                 return unlink(p) < 0 && errno != ENOENT ? -errno : 0;
-        int r = mkdir_p(run_dir, 0755);
+        int r = fs_mkdir_p(run_dir, 0755);
         if (r < 0)
                 return r;
         int fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0644);

@@ -285,11 +285,59 @@ int devdir_readlink(int dirfd, const char *leaf, char **ret)
         }
 }
 
+int devdir_replace(int dirfd, const char *leaf, int (*make)(int dirfd, const char *tmp, void *data),
+                   int (*finish)(int dirfd, const char *tmp, void *data), void *data)
+{
+        char tmp[DEVDIR_TMP_SIZE];
+        int r;
+
+        for (int attempt = 0;; attempt++) {
+                devdir_tmp_name(tmp);
+                r = make(dirfd, tmp, data);
+                if (r >= 0)
+                        break;
+                if (r != -EEXIST || attempt >= 8)
+                        return r;
+        }
+        r = finish ? finish(dirfd, tmp, data) : 0;
+        if (r < 0)
+                goto fail;
+        if (renameat(dirfd, tmp, dirfd, leaf) < 0) {
+                r = -errno;
+                goto fail;
+        }
+        return 1;
+
+fail:
+        (void)unlinkat(dirfd, tmp, 0);
+        return r;
+}
+
+struct symlink_replace {
+        const char *leaf, *target;
+};
+
+static int symlink_make(int dirfd, const char *tmp, void *data)
+{
+        const struct symlink_replace *s = data;
+        return symlinkat(s->target, dirfd, tmp) < 0 ? -errno : 0;
+}
+
+/* Between the first check and the rename a node may have appeared in the link's place: renameat
+ * would replace it. RENAME_NOREPLACE cannot express "replace only a symlink", so re-check right
+ * before the rename and accept the remaining window (only root writes in /dev). */
+static int symlink_finish(int dirfd, const char *tmp _unused_, void *data)
+{
+        const struct symlink_replace *s = data;
+        struct stat st;
+        if (fstatat(dirfd, s->leaf, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISLNK(st.st_mode))
+                return -EEXIST;
+        return 0;
+}
+
 int devdir_symlink_replace(int dirfd, const char *leaf, const char *target)
 {
         struct stat st;
-        char tmp[DEVDIR_TMP_SIZE];
-        int r;
 
         /* absent (the common case): made in place, atomically too */
         if (symlinkat(target, dirfd, leaf) == 0)
@@ -305,30 +353,8 @@ int devdir_symlink_replace(int dirfd, const char *leaf, const char *target)
         } else if (errno != ENOENT)
                 return -errno;
 
-        for (int attempt = 0;; attempt++) {
-                devdir_tmp_name(tmp);
-                if (symlinkat(target, dirfd, tmp) == 0)
-                        break;
-                if (errno != EEXIST || attempt >= 8)
-                        return -errno;
-        }
-
-        /* Between the check above and here a node may have appeared in its place: renameat would
-         * replace it. RENAME_NOREPLACE cannot express "replace only a symlink", so re-check
-         * right before the rename and accept the remaining window (only root writes in /dev). */
-        if (fstatat(dirfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISLNK(st.st_mode)) {
-                r = -EEXIST;
-                goto fail;
-        }
-        if (renameat(dirfd, tmp, dirfd, leaf) < 0) {
-                r = -errno;
-                goto fail;
-        }
-        return 1;
-
-fail:
-        (void)unlinkat(dirfd, tmp, 0);
-        return r;
+        return devdir_replace(dirfd, leaf, symlink_make, symlink_finish,
+                              &(struct symlink_replace){.leaf = leaf, .target = target});
 }
 
 int devdir_relative_target(const char *link, const char *target, char **ret)

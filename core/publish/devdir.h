@@ -84,6 +84,13 @@ void devdir_prune_parents(int devfd, struct devdir_cache *cache, const char *nam
 #define DEVDIR_TMP_PREFIX ".#devman."
 int devdir_tmp_name(char buf[static DEVDIR_TMP_SIZE]);
 
+/* The atomic replace of leaf in dirfd: make() creates the new entry under a fresh temporary name
+ * (0, or -errno; -EEXIST picks another name, up to 8 times), finish() (may be NULL) adjusts it
+ * or refuses (-errno), then it is renamed over leaf. The temporary never survives a failure.
+ * 1 when leaf was replaced, or -errno. */
+int devdir_replace(int dirfd, const char *leaf, int (*make)(int dirfd, const char *tmp, void *data),
+                   int (*finish)(int dirfd, const char *tmp, void *data), void *data);
+
 /* Creates or replaces the symlink `leaf` in dirfd pointing to target, atomically (a temporary
  * symlink renamed over it). An existing entry that is not a symlink is never replaced: the
  * call fails with -EEXIST. Returns 1 when something changed, 0 when the link already had

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "devdir.h"
+#include "fs-util.h"
 #include "hashmap.h"
 #include "links.h"
 #include "macros.h"

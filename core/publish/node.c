@@ -94,37 +94,35 @@ void node_access_for_new(mode_t *mode, uid_t *uid, gid_t *gid)
                 *gid = 0;
 }
 
+struct node_spec {
+        mode_t ifmt;
+        dev_t devnum;
+        mode_t mode;
+        uid_t uid;
+        gid_t gid;
+};
+
+static int node_make_tmp(int dirfd, const char *tmp, void *data)
+{
+        const struct node_spec *n = data;
+        /* No permission bits at first: the real ones come after the owner. */
+        return mknodat(dirfd, tmp, n->ifmt | 0000, n->devnum) < 0 ? -errno : 0;
+}
+
+static int node_finish_tmp(int dirfd, const char *tmp, void *data)
+{
+        const struct node_spec *n = data;
+        struct stat st = {.st_mode = n->ifmt | 0000, .st_rdev = n->devnum, .st_uid = (uid_t)-1, .st_gid = (gid_t)-1};
+        return node_fix_perms(dirfd, tmp, &st, n->ifmt, n->devnum, n->mode, n->uid, n->gid);
+}
+
 /* Makes the node under a temporary name and renames it over whatever has the name. */
 static int node_replace(int dirfd, const char *leaf, mode_t ifmt, dev_t devnum, mode_t mode, uid_t uid,
                         gid_t gid)
 {
-        char tmp[DEVDIR_TMP_SIZE];
-        int r;
-
         node_access_for_new(&mode, &uid, &gid);
-
-        for (int attempt = 0;; attempt++) {
-                devdir_tmp_name(tmp);
-                /* No permission bits at first: the real ones come after the owner. */
-                if (mknodat(dirfd, tmp, ifmt | 0000, devnum) == 0)
-                        break;
-                if (errno != EEXIST || attempt >= 8)
-                        return -errno;
-        }
-
-        struct stat st = {.st_mode = ifmt | 0000, .st_rdev = devnum, .st_uid = (uid_t)-1, .st_gid = (gid_t)-1};
-        r = node_fix_perms(dirfd, tmp, &st, ifmt, devnum, mode, uid, gid);
-        if (r < 0)
-                goto fail;
-        if (renameat(dirfd, tmp, dirfd, leaf) < 0) {
-                r = -errno;
-                goto fail;
-        }
-        return 1;
-
-fail:
-        (void)unlinkat(dirfd, tmp, 0);
-        return r;
+        struct node_spec n = {.ifmt = ifmt, .devnum = devnum, .mode = mode, .uid = uid, .gid = gid};
+        return devdir_replace(dirfd, leaf, node_make_tmp, node_finish_tmp, &n);
 }
 
 /* Makes the absent node in place: with no permission bits, then its owner, then its mode, so

@@ -7,6 +7,7 @@
 
 #include "db.h"
 #include "devdir.h"
+#include "fs-util.h"
 #include "hashmap.h"
 #include "links.h"
 #include "log.h"
@@ -92,8 +93,8 @@ int reconcile(struct model *m, int devfd, int runfd, const char *run_root, bool 
 
         /* database entries of gone devices */
         dir = opendir(datadir);
-        while (dir && (de = readdir(dir))) {
-                if (de->d_name[0] == '.' || startswith(de->d_name, ".#") || id_is_live(de->d_name, &live))
+        while (dir && (de = fs_readdir(dir, true))) {
+                if (id_is_live(de->d_name, &live))
                         continue;
                 r = remove_stale_node(devfd, de->d_name);
                 if (r > 0)

@@ -8,7 +8,9 @@
 #include <sys/sysmacros.h>
 
 #include "export.h"
+#include "fs-util.h"
 #include "log.h"
+#include "strenc.h"
 #include "strfmt.h"
 #include "strv.h"
 #include "sysfs.h"
@@ -187,68 +189,6 @@ int format_check(const char *s, size_t *ret_offset, const char **ret_hint)
 bool format_has_subst(const char *s)
 {
         return strpbrk(s, "%$") != NULL;
-}
-
-/* Length of a valid UTF-8 multi-byte sequence at s, or 0. */
-static size_t utf8_seq_len(const unsigned char *s)
-{
-        size_t n;
-        uint32_t cp;
-        if (s[0] < 0x80)
-                return 0;
-        if ((s[0] & 0xe0) == 0xc0) {
-                n = 2;
-                cp = s[0] & 0x1f;
-        } else if ((s[0] & 0xf0) == 0xe0) {
-                n = 3;
-                cp = s[0] & 0x0f;
-        } else if ((s[0] & 0xf8) == 0xf0) {
-                n = 4;
-                cp = s[0] & 0x07;
-        } else
-                return 0;
-        for (size_t i = 1; i < n; i++) {
-                if ((s[i] & 0xc0) != 0x80)
-                        return 0;
-                cp = (cp << 6) | (s[i] & 0x3f);
-        }
-        /* reject overlong forms, surrogates and values past U+10FFFF */
-        if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10ffff ||
-            (cp >= 0xd800 && cp <= 0xdfff))
-                return 0;
-        return n;
-}
-
-size_t format_replace_chars(char *s, const char *allow)
-{
-        size_t replaced = 0;
-        for (size_t i = 0; s[i];) {
-                unsigned char c = (unsigned char)s[i];
-                if (c == '\\' && s[i + 1] == 'x') { /* keep "\x" escapes */
-                        i += 2;
-                        continue;
-                }
-                size_t u = utf8_seq_len((const unsigned char *)s + i);
-                if (u > 0) {
-                        i += u;
-                        continue;
-                }
-                if (isalnum(c) || strchr("#+-.:=@_", c) || (allow && c != ' ' && strchr(allow, c))) {
-                        i++;
-                        continue;
-                }
-                if (isspace(c) && allow && strchr(allow, ' ')) {
-                        if (c != ' ') {
-                                s[i] = ' ';
-                                replaced++;
-                        }
-                        i++;
-                        continue;
-                }
-                s[i++] = '_';
-                replaced++;
-        }
-        return replaced;
 }
 
 void format_strip_trailing(char *s)
@@ -560,7 +500,7 @@ static int expand_one(const struct format_ctx *c, int type, const char *attr, st
                         log_debug("%s: attribute '%s' not found: %s", dev->devpath, attr, strerror(-r));
                         break;
                 }
-                format_replace_chars(owned, FORMAT_ALLOWED_CHARS_INPUT);
+                strenc_replace_chars(owned, FORMAT_ALLOWED_CHARS_INPUT);
                 v = owned;
                 break;
         case SUBST_PARENT: {

@@ -15,7 +15,8 @@
 
 #include "device.h"
 
-/* Characters kept in attribute values and program results besides the always-safe ones. */
+/* Characters kept in attribute values and program results besides the always-safe ones
+ * (strenc_replace_chars()). */
 #define FORMAT_ALLOWED_CHARS_INPUT "/ $%?,"
 
 /* What a substitution can refer to. Only dev is required. */
@@ -41,11 +42,6 @@ bool format_has_subst(const char *s);
  * substitutions (which format_check() rejects at parse time) expand to nothing.
  * 0 or -ENOMEM. */
 int format_apply(const struct format_ctx *c, const char *s, bool replace_whitespace, char **ret);
-
-/* Replaces, in place, every character that is not alphanumeric, one of "#+-.:=@_", part of a
- * valid UTF-8 sequence, a "\x" escape, or in allow (may be NULL) by '_' (whitespace becomes ' '
- * when allow contains ' '). Returns the number of characters replaced. */
-size_t format_replace_chars(char *s, const char *allow);
 
 /* Drops trailing whitespace in place. */
 void format_strip_trailing(char *s);

@@ -14,8 +14,10 @@
 #include "cmdline.h"
 #include "db.h"
 #include "format.h"
+#include "fs-util.h"
 #include "glob-match.h"
 #include "log.h"
+#include "strenc.h"
 #include "strv.h"
 #include "sysfs.h"
 
@@ -531,7 +533,7 @@ static int program_finished(struct rules_exec *x, const struct rule_line *l, con
                 size_t n = strlen(out);
                 while (n > 0 && out[n - 1] == '\n')
                         out[--n] = '\0';
-                format_replace_chars(out, FORMAT_ALLOWED_CHARS_INPUT);
+                strenc_replace_chars(out, FORMAT_ALLOWED_CHARS_INPUT);
                 free(x->program_result);
                 x->program_result = TAKE_PTR(out);
                 return t->op == RULE_OP_MATCH;
@@ -818,7 +820,7 @@ static int assign_env(struct rules_exec *x, const struct rule_token *t)
         if (r < 0)
                 return r;
         if (x->esc == ESCAPE_REPLACE)
-                format_replace_chars(v, NULL);
+                strenc_replace_chars(v, NULL);
         const char *old = t->op == RULE_OP_ADD ? props_get(&x->dev->props, t->attr) : NULL;
         if (old && word_in_list(old, v))
                 return 1; /* a list keeps each word once (a move event re-runs the rules on kept values) */
@@ -857,9 +859,9 @@ static int assign_devlink(struct rules_exec *x, const struct rule_line *l, const
         if (r < 0)
                 return r;
         if (x->esc == ESCAPE_UNSET)
-                format_replace_chars(v, "/ ");
+                strenc_replace_chars(v, "/ ");
         else if (x->esc == ESCAPE_REPLACE)
-                format_replace_chars(v, "/");
+                strenc_replace_chars(v, "/");
 
         char *save = NULL;
         for (char *link = strtok_r(v, " ", &save); link; link = strtok_r(NULL, " ", &save)) {

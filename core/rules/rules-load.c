@@ -3,6 +3,7 @@
 
 #include <sys/stat.h>
 
+#include "fs-util.h"
 #include "hashmap.h"
 #include "log.h"
 #include "strv.h"
@@ -58,15 +59,6 @@ static int scan_dir(const char *dir, struct hashmap *seen, struct candidate **c,
                         return r;
         }
         return 0;
-}
-
-/* A file masks its name when it is empty or a link to /dev/null. */
-static bool is_masked(const char *path)
-{
-        struct stat st;
-        if (stat(path, &st) < 0)
-                return false;
-        return S_ISCHR(st.st_mode) || (S_ISREG(st.st_mode) && st.st_size == 0);
 }
 
 static char *prefixed(const char *root, const char *dir)
@@ -153,7 +145,7 @@ int rules_load(const struct rules_load_options *o, struct rules **ret)
         if (n > 0) /* qsort() must not get the NULL of an empty list */
                 qsort(c, n, sizeof(*c), cmp_candidate);
         for (size_t i = 0; i < n; i++) {
-                if (is_masked(c[i].path)) {
+                if (fs_is_masked(c[i].path)) {
                         log_debug("%s: masked, skipping", c[i].path);
                         continue;
                 }

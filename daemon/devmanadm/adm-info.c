@@ -7,6 +7,7 @@
 #include "adm.h"
 #include "db.h"
 #include "export.h"
+#include "fs-util.h"
 #include "log.h"
 #include "model.h"
 #include "strv.h"
@@ -90,8 +91,8 @@ static void print_attrs(struct device *d, const char *sysfs_root, bool parent)
         printf("    KERNEL%s==\"%s\"\n", s, d->sysname);
         printf("    SUBSYSTEM%s==\"%s\"\n", s, strempty(d->subsystem));
         printf("    DRIVER%s==\"%s\"\n", s, strempty(d->driver));
-        while (dir && (de = readdir(dir)))
-                if (de->d_name[0] != '.' && !streq(de->d_name, "uevent") && !streq(de->d_name, "dev"))
+        while (dir && (de = fs_readdir(dir, true)))
+                if (!streq(de->d_name, "uevent") && !streq(de->d_name, "dev"))
                         strv_push_copy(&names, de->d_name);
         strv_sort(names);
         STRV_FOREACH(n, names) {

@@ -15,13 +15,7 @@
 
 #include "log.h"
 #include "strv.h"
-
-static uint64_t monotonic_usec(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
-}
+#include "time-util.h"
 
 static void help(void)
 {
@@ -55,7 +49,7 @@ static int drain(struct monitor_receiver *r, const struct monitor_filter *f, boo
                         continue;
                 if (!monitor_filter_match(f, e))
                         continue;
-                monitor_print_event(stdout, e, props, monotonic_usec());
+                monitor_print_event(stdout, e, props, time_now_usec());
                 fflush(stdout);
         }
 }

@@ -8,22 +8,17 @@
 
 #include "adm.h"
 #include "ctrl.h"
+#include "fs-util.h"
 #include "log.h"
 #include "macros.h"
 #include "sysfs.h"
-
-static double now_sec(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+#include "time-util.h"
 
 int adm_wait_for_queue(const struct adm_ctx *ctx, double timeout_sec)
 {
         _cleanup_free_ char *queue = path_join(ctx->run_root, "queue");
         _cleanup_close_ int ifd = -1;
-        double deadline = now_sec() + timeout_sec;
+        double deadline = ((double)time_now_usec() / 1e6) + timeout_sec;
 
         if (!queue)
                 return -ENOMEM;
@@ -62,7 +57,7 @@ int adm_wait_for_queue(const struct adm_ctx *ctx, double timeout_sec)
                                 return 0;
                         return negative_errno();
                 }
-                double left = deadline - now_sec();
+                double left = deadline - ((double)time_now_usec() / 1e6);
                 if (left <= 0)
                         return -ETIMEDOUT;
                 struct pollfd p = {.fd = ifd, .events = POLLIN};

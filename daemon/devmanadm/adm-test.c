@@ -13,6 +13,7 @@
 #include <sys/sysmacros.h>
 
 #include "builtin.h"
+#include "fs-util.h"
 #include "log.h"
 #include "model.h"
 #include "node.h"
@@ -105,17 +106,6 @@ static void on_done(struct event *e, struct device *dev, int result, void *userd
         t->done = true;
 }
 
-static int open_dir(const char *path, bool create, int *ret)
-{
-        if (create && mkdir(path, 0755) < 0 && errno != EEXIST)
-                return negative_errno();
-        int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0)
-                return negative_errno();
-        *ret = fd;
-        return 0;
-}
-
 int verb_test(const struct adm_ctx *ctx, int argc, char **argv)
 {
         static const struct option options[] = {
@@ -197,9 +187,9 @@ int verb_test(const struct adm_ctx *ctx, int argc, char **argv)
                 return 1;
         }
         if (apply) {
-                r = open_dir(ctx->dev_root, false, &devfd);
+                r = fs_open_dir(ctx->dev_root, false, &devfd);
                 if (r >= 0)
-                        r = open_dir(ctx->run_root, true, &runfd);
+                        r = fs_open_dir(ctx->run_root, true, &runfd);
                 if (r < 0) {
                         log_error_errno(r, "Cannot open the /dev root or run directory: %m");
                         return 1;

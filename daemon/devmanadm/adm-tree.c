@@ -11,6 +11,7 @@
 
 #include "adm-snapshot.h"
 #include "adm.h"
+#include "fs-util.h"
 #include "hashmap.h"
 #include "log.h"
 #include "model.h"
@@ -28,8 +29,8 @@ static int list_dir(const char *dir, char ***ret)
         struct dirent *de;
         if (!l)
                 return -ENOMEM;
-        while (d && (de = readdir(d)))
-                if (de->d_name[0] != '.' && strv_push_copy(&l, de->d_name) < 0)
+        while (d && (de = fs_readdir(d, true)))
+                if (strv_push_copy(&l, de->d_name) < 0)
                         return -ENOMEM;
         strv_sort(l);
         *ret = TAKE_PTR(l);

@@ -10,6 +10,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "devman-config.h"
+#include "fs-util.h"
 #include "listen-fds.h"
 #include "log.h"
 #include "manager.h"

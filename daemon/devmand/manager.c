@@ -15,6 +15,7 @@
 #include "devman-config.h"
 #include "ctrl.h"
 #include "devdir.h"
+#include "fs-util.h"
 #include "publish-retry.h"
 #include "hashmap.h"
 #include "log.h"
@@ -30,6 +31,7 @@
 #include "static-perms.h"
 #include "strv.h"
 #include "sysfs.h"
+#include "time-util.h"
 
 /* Event source priorities: lower runs first when several are pending.
  *  - signals: an exit request is seen before more work is started;
@@ -141,13 +143,6 @@ struct manager {
         int exit_status;
 };
 
-static uint64_t now_usec(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
-}
-
 /* <run>/queue exists exactly while events are queued or running (libudev's "queue is empty"),
  * or while a resynchronisation is due: the events it will queue are not yet known. */
 static bool queue_busy(const struct manager *m)
@@ -173,7 +168,7 @@ static int on_quiet_timer(sd_event_source *s, uint64_t usec, void *userdata)
         if (queue_busy(t->m))
                 return 0; /* busy again: the next drain arms it again */
         uint64_t due = t->m->last_drain_usec + t->delay;
-        if (now_usec() < due) /* drained again since armed: not quiet long enough yet */
+        if (time_now_usec() < due) /* drained again since armed: not quiet long enough yet */
                 quiet_timer_arm(t, due);
         else
                 t->fire(t->m);
@@ -214,7 +209,7 @@ static void update_queue_file(struct manager *m)
                 /* devmanadm settle waiting on the socket; a client answered now finds no file */
                 unsigned answered = ctrl_server_notify_idle(m->ctrl);
                 bool running = !m->opt.once && !m->exiting && m->event;
-                m->last_drain_usec = now_usec();
+                m->last_drain_usec = time_now_usec();
                 if (running)
                         quiet_timer_note_drain(&m->idle_trim);
                 if (!m->queue_file)
@@ -281,7 +276,7 @@ static int load_rules(struct manager *m)
         rules_free(m->rules);
         m->rules = rules;
         m->process.rules = rules;
-        m->rules_checked_usec = now_usec();
+        m->rules_checked_usec = time_now_usec();
         return 0;
 }
 
@@ -368,7 +363,7 @@ static int queue_uevent(struct manager *m, struct uevent *ev)
         log_debug("Queueing %s %s (seqnum %" PRIu64 ")", uevent_action_to_string(ev->action), ev->devpath,
                   ev->seqnum);
         struct event *e;
-        int r = event_queue_push(&m->queue, ev, now_usec(), &e);
+        int r = event_queue_push(&m->queue, ev, time_now_usec(), &e);
         if (r < 0)
                 return log_error_errno(r, "Could not queue an event, dropping it: %m");
         /* Behind a few other events (a storm), its node need not wait for them. A long backlog
@@ -473,8 +468,8 @@ static int on_start(sd_event_source *s, void *userdata)
                 return 0;
         /* Rules changed on disk or a reload was asked for: reload between events. */
         if (!m->reload_pending && m->rules && m->queue.n_queued > 0 &&
-            now_usec() - m->rules_checked_usec >= RULES_CHECK_INTERVAL_USEC) {
-                m->rules_checked_usec = now_usec();
+            time_now_usec() - m->rules_checked_usec >= RULES_CHECK_INTERVAL_USEC) {
+                m->rules_checked_usec = time_now_usec();
                 if (rules_changed_since_load(m->rules)) {
                         log_info("Rules changed on disk, reloading");
                         m->reload_pending = true;
@@ -498,7 +493,7 @@ static int on_start(sd_event_source *s, void *userdata)
                 }
                 /* behind a long backlog a new event gets no early node: no need to look */
                 if (m->queue.n_queued < EARLY_NODE_BACKLOG &&
-                    now_usec() - m->kernel_read_usec >= KERNEL_REREAD_USEC)
+                    time_now_usec() - m->kernel_read_usec >= KERNEL_REREAD_USEC)
                         read_kernel(m, 1024);
         }
         if (event_queue_next_ready(&m->queue))
@@ -518,7 +513,7 @@ static unsigned read_kernel(struct manager *m, unsigned max)
         unsigned queued = 0;
         if (!m->listener || m->exiting)
                 return 0;
-        m->kernel_read_usec = now_usec();
+        m->kernel_read_usec = time_now_usec();
         for (unsigned i = 0; i < max; i++) {
                 struct uevent *ev = NULL;
                 int r = uevent_listener_receive(m->listener, &ev);
@@ -689,31 +684,6 @@ static const struct ctrl_ops ctrl_ops = {
 
 /* ---- setup ------------------------------------------------------------------------- */
 
-static int open_root_dir(const char *path, bool create, int *ret)
-{
-        if (create && mkdir(path, 0755) < 0 && errno != EEXIST)
-                return negative_errno();
-        int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0)
-                return negative_errno();
-        *ret = fd;
-        return 0;
-}
-
-static int mkdir_parents(const char *path)
-{
-        _cleanup_free_ char *p = strdup(path);
-        if (!p)
-                return -ENOMEM;
-        for (char *s = p + 1; (s = strchr(s, '/')); s++) {
-                *s = '\0';
-                if (mkdir(p, 0755) < 0 && errno != EEXIST)
-                        return negative_errno();
-                *s = '/';
-        }
-        return 0;
-}
-
 int manager_new(const struct manager_options *o, struct manager **ret)
 {
         struct manager *m = calloc(1, sizeof(*m));
@@ -737,14 +707,14 @@ int manager_new(const struct manager_options *o, struct manager **ret)
                 goto fail;
         }
 
-        r = open_root_dir(m->dev_root, false, &m->devfd);
+        r = fs_open_dir(m->dev_root, false, &m->devfd);
         if (r < 0) {
                 log_error_errno(r, "Cannot open the /dev root %s: %m", m->dev_root);
                 goto fail;
         }
-        r = mkdir_parents(m->run_root);
+        r = fs_mkdir_parents(m->run_root, 0755);
         if (r >= 0)
-                r = open_root_dir(m->run_root, true, &m->runfd);
+                r = fs_open_dir(m->run_root, true, &m->runfd);
         if (r < 0) {
                 log_error_errno(r, "Cannot open the run directory %s: %m", m->run_root);
                 goto fail;

@@ -23,6 +23,7 @@
 
 #include "ctrl.h"
 #include "db.h"
+#include "fs-util.h"
 #include "model.h"
 #include "monitor.h"
 #include "strv.h"

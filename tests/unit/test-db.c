@@ -7,6 +7,7 @@
 
 #include "db.h"
 #include "device.h"
+#include "fs-util.h"
 #include "sysfs.h"
 #include "strv.h"
 #include "test-util.h"

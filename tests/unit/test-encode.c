@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * core/base/encode.c: hand-checked cases from the udev encoding rules, then agreement with
+ * libblkid's flavour of the encodings (strenc_encode_devnode() with STRENC_UTF8_BLKID and
+ * core/base/encode.c): hand-checked cases from the udev encoding rules, then agreement with
  * libblkid's blkid_encode_string()/blkid_safe_string() (what the reference blkid builtin
  * uses) on many generated strings mixing ASCII, whitespace, escapes and (in)valid UTF-8.
  */
@@ -8,19 +9,20 @@
 
 #include "encode.h"
 #include "macros.h"
+#include "strenc.h"
 #include "test-util.h"
 
 static char *enc(const char *s)
 {
-        char *r = NULL;
-        CHECK_INT(encode_string(s, &r), 0);
+        char *r = strenc_encode_devnode(s, STRENC_UTF8_BLKID);
+        CHECK(r != NULL);
         return r;
 }
 
 static char *safe(const char *s)
 {
         char *r = NULL;
-        CHECK_INT(encode_safe_string(s, &r), 0);
+        CHECK_INT(encode_blkid_safe_string(s, &r), 0);
         return r;
 }
 
@@ -43,6 +45,8 @@ static void test_encode_cases(void)
                 {"\xed\xa0\x80", "\\xed\\xa0\\x80"},         /* surrogate */
                 {"\xef\xbf\xbf", "\\xef\\xbf\\xbf"},         /* U+FFFF */
                 {"\xef\xb7\x90", "\\xef\\xb7\\x90"},         /* U+FDD0 */
+                {"\xef\xbf\xbe", "\xef\xbf\xbe"},               /* U+FFFE: valid for libblkid */
+                {"\xc3\xc3", "\\xc3\\xc3"},                     /* bad trailing byte */
                 {"\xf4\x8f\xbf\xbf", "\\xf4\\x8f\\xbf\\xbf"}, /* U+10FFFF */
                 {"\xff", "\\xff"},
         };
@@ -88,7 +92,7 @@ static void test_against_libblkid(void)
         static const char *pieces[] = {"a", "Z", "0", " ", "\t", "\n", "/", "\\", "\\x", "_", "-", ".", "$", "%",
                                        "?", ",", "\x01", "\x7f", "\xc3\xa4", "\xe2\x82\xac", "\xf0\x9f\x98\x80",
                                        "\xc3", "\xe2\x82", "\xc0\xaf", "\xed\xa0\x80", "\xef\xbf\xbe", "\xff", "\x80",
-                                       "\xf4\x90\x80\x80", "#", "=", "@", "\"", "'", "*"};
+                                       "\xf4\x90\x80\x80", "\xef\xb7\x90", "\xef\xbf\xbf", "\xf0\x9f\xbf\xbe", "#", "=", "@", "\"", "'", "*"};
         unsigned seed = 0x2545f491;
         int mismatches = 0;
         for (int n = 0; n < 20000; n++) {

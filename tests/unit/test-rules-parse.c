@@ -321,18 +321,6 @@ static void test_format_check(void)
         }
 }
 
-static void test_replace_chars(void)
-{
-        char a[] = "ab c/d\te\x01" "f\xc3\xa9g\xff" "h\\x2fi";
-        CHECK_INT(format_replace_chars(a, NULL), 5);
-        CHECK_STR(a, "ab_c_d_e_f\xc3\xa9g_h\\x2fi");
-        char b[] = "ab c/d\te";
-        CHECK_INT(format_replace_chars(b, "/ "), 1);
-        CHECK_STR(b, "ab c/d e");
-        char c[] = "x%$?,/ y";
-        CHECK_INT(format_replace_chars(c, FORMAT_ALLOWED_CHARS_INPUT), 0);
-}
-
 /* Empty values systemd 252 accepts (it warns, keeps the key and the rest of the line; checked
  * with udevadm test on 252): each line must survive with the key's token. The refused ones
  * (NAME="", ENV{}=, link_priority=, log_level=) are in broken[]. */
@@ -548,5 +536,5 @@ static void test_env_prefilter(void)
 TEST_MAIN(TEST(test_stock_rules), TEST(test_kernel_prefilter), TEST(test_env_prefilter),
           TEST(test_static_nodes), TEST(test_broken_lines), TEST(test_missing_separator),
           TEST(test_nul_and_garbage), TEST(test_continuation_comments), TEST(test_values_and_patterns),
-          TEST(test_goto), TEST(test_format_check), TEST(test_replace_chars), TEST(test_cmdline_split),
+          TEST(test_goto), TEST(test_format_check), TEST(test_cmdline_split),
           TEST(test_empty_values), TEST(test_parse_id))

@@ -24,32 +24,87 @@ static void test_char_allowed(void)
 
 static void test_utf8(void)
 {
-        CHECK_INT(strenc_utf8_char_len("a"), 1);
-        CHECK_INT(strenc_utf8_char_len("\xc3\xa9"), 2);         /* é */
-        CHECK_INT(strenc_utf8_char_len("\xe2\x82\xac"), 3);     /* € */
-        CHECK_INT(strenc_utf8_char_len("\xf0\x9f\x98\x80"), 4); /* U+1F600 */
-        CHECK(strenc_utf8_char_len("\xc0\xaf") < 0);            /* overlong '/' */
-        CHECK(strenc_utf8_char_len("\xed\xa0\x80") < 0);        /* surrogate U+D800 */
-        CHECK(strenc_utf8_char_len("\xef\xbf\xbe") < 0);        /* U+FFFE */
-        CHECK(strenc_utf8_char_len("\xef\xb7\x90") < 0);        /* U+FDD0 */
-        CHECK(strenc_utf8_char_len("\xf4\x90\x80\x80") < 0);    /* above U+10FFFF */
-        CHECK(strenc_utf8_char_len("\xc3") < 0);                /* truncated at the NUL */
-        CHECK(strenc_utf8_char_len("\xa9") < 0);                /* lone continuation byte */
-        CHECK(strenc_utf8_char_len("\xff") < 0);
+        CHECK_INT(strenc_utf8_char_len("a", 0), 1);
+        CHECK_INT(strenc_utf8_char_len("", 0), 1);
+        CHECK_INT(strenc_utf8_char_len("\xc3\xa9", 0), 2);         /* é */
+        CHECK_INT(strenc_utf8_char_len("\xe2\x82\xac", 0), 3);     /* € */
+        CHECK_INT(strenc_utf8_char_len("\xf0\x9f\x98\x80", 0), 4); /* U+1F600 */
+        CHECK(strenc_utf8_char_len("\xc0\xaf", 0) < 0);            /* overlong '/' */
+        CHECK(strenc_utf8_char_len("\xe0\x80\xaf", 0) < 0);        /* overlong '/' in 3 bytes */
+        CHECK(strenc_utf8_char_len("\xc3", 0) < 0);                /* truncated at the NUL */
+        CHECK(strenc_utf8_char_len("\xe2\x82", 0) < 0);
+        CHECK(strenc_utf8_char_len("\xa9", 0) < 0);                /* lone continuation byte */
+        CHECK(strenc_utf8_char_len("\xff", 0) < 0);
+        CHECK(strenc_utf8_char_len("\xf8\x88\x80\x80\x80", 0) < 0); /* 5-byte form */
+        /* a trailing byte must be 10xxxxxx, not just have its high bit set (udevd 252 and
+         * libblkid both turn "\xc3\xc3" into two invalid bytes) */
+        CHECK(strenc_utf8_char_len("\xc3\xc3", 0) < 0);
+        CHECK(strenc_utf8_char_len("\xc3\xc3", STRENC_UTF8_BLKID) < 0);
+        CHECK(strenc_utf8_char_len("\xe2\xc2\xac", 0) < 0);
+}
+
+/* The boundary code points, under udev's rule (flags 0) and libblkid's (STRENC_UTF8_BLKID):
+ * what Debian's udevd 252 (PROGRAM results, ID_MODEL_ENC of usb_id) and libblkid 2.38
+ * (blkid_encode_string) keep as characters. */
+static void test_utf8_boundaries(void)
+{
+        static const struct {
+                const char *s;
+                bool udev, blkid;
+        } t[] = {
+                {"\xed\x9f\xbf", true, true},      /* U+D7FF */
+                {"\xed\xa0\x80", false, false},    /* U+D800, surrogate */
+                {"\xed\xbf\xbf", false, false},    /* U+DFFF, surrogate */
+                {"\xee\x80\x80", true, true},      /* U+E000 */
+                {"\xef\xb7\x8f", true, true},      /* U+FDCF */
+                {"\xef\xb7\x90", false, false},    /* U+FDD0 */
+                {"\xef\xb7\xaf", false, false},    /* U+FDEF */
+                {"\xef\xb7\xb0", true, true},      /* U+FDF0 */
+                {"\xef\xbf\xbd", true, true},      /* U+FFFD */
+                {"\xef\xbf\xbe", false, true},     /* U+FFFE */
+                {"\xef\xbf\xbf", false, false},    /* U+FFFF */
+                {"\xf0\x90\x80\x80", true, true},  /* U+10000 */
+                {"\xf0\x9f\xbf\xbd", true, true},  /* U+1FFFD */
+                {"\xf0\x9f\xbf\xbe", false, true}, /* U+1FFFE */
+                {"\xf0\x9f\xbf\xbf", false, false}, /* U+1FFFF */
+                {"\xf4\x8f\xbf\xbd", true, true},  /* U+10FFFD */
+                {"\xf4\x8f\xbf\xbe", false, true}, /* U+10FFFE */
+                {"\xf4\x8f\xbf\xbf", false, false}, /* U+10FFFF */
+                {"\xf4\x90\x80\x80", false, false}, /* U+110000 */
+        };
+        for (size_t i = 0; i < ELEMENTSOF(t); i++) {
+                int want = (int)strlen(t[i].s);
+                CHECK_INT(strenc_utf8_char_len(t[i].s, 0) == want, t[i].udev);
+                CHECK_INT(strenc_utf8_char_len(t[i].s, STRENC_UTF8_BLKID) == want, t[i].blkid);
+                if (strenc_utf8_char_len(t[i].s, 0) != want)
+                        CHECK(strenc_utf8_char_len(t[i].s, 0) < 0);
+        }
+
+        /* the same through the users: udev's encoder and replacement, libblkid's encoder */
+        char *s;
+        CHECK_STR(s = strenc_encode_devnode("a\xef\xb7\x90" "b\xef\xbf\xbe" "c\xef\xb7\xb0", 0),
+                  "a\\xef\\xb7\\x90b\\xef\\xbf\\xbec\xef\xb7\xb0");
+        free(s);
+        CHECK_STR(s = strenc_encode_devnode("a\xef\xb7\x90" "b\xef\xbf\xbe" "c\xef\xb7\xb0", STRENC_UTF8_BLKID),
+                  "a\\xef\\xb7\\x90b\xef\xbf\xbe" "c\xef\xb7\xb0");
+        free(s);
+        char r[] = "a\xef\xb7\x90" "b\xef\xbf\xbe" "c\xc3\xc3" "d\xf4\x8f\xbf\xbd";
+        CHECK_INT(strenc_replace_chars(r, "/ $%?,"), 8);
+        CHECK_STR(r, "a___b___c__d\xf4\x8f\xbf\xbd");
 }
 
 static void test_encode(void)
 {
         char *s;
-        CHECK_STR(s = strenc_encode_devnode("SanDisk "), "SanDisk\\x20");
+        CHECK_STR(s = strenc_encode_devnode("SanDisk ", 0), "SanDisk\\x20");
         free(s);
-        CHECK_STR(s = strenc_encode_devnode("a/b\\c"), "a\\x2fb\\x5cc");
+        CHECK_STR(s = strenc_encode_devnode("a/b\\c", 0), "a\\x2fb\\x5cc");
         free(s);
-        CHECK_STR(s = strenc_encode_devnode("Caf\xc3\xa9 #1"), "Caf\xc3\xa9\\x20#1");
+        CHECK_STR(s = strenc_encode_devnode("Caf\xc3\xa9 #1", 0), "Caf\xc3\xa9\\x20#1");
         free(s);
-        CHECK_STR(s = strenc_encode_devnode("\xff\t"), "\\xff\\x09");
+        CHECK_STR(s = strenc_encode_devnode("\xff\t", 0), "\\xff\\x09");
         free(s);
-        CHECK_STR(s = strenc_encode_devnode(""), "");
+        CHECK_STR(s = strenc_encode_devnode("", 0), "");
         free(s);
 }
 
@@ -84,6 +139,15 @@ static void test_replace_chars(void)
         char c[] = "\xc0\xaf";
         CHECK_INT(strenc_replace_chars(c, NULL), 2);
         CHECK_STR(c, "__");
+        /* the rules' forms: NAME/SYMLINK ("/ ", "/") and program results and $attr values */
+        char f[] = "ab c/d\te\x01" "f\xc3\xa9g\xff" "h\\x2fi";
+        CHECK_INT(strenc_replace_chars(f, NULL), 5);
+        CHECK_STR(f, "ab_c_d_e_f\xc3\xa9g_h\\x2fi");
+        char g[] = "ab c/d\te";
+        CHECK_INT(strenc_replace_chars(g, "/ "), 1);
+        CHECK_STR(g, "ab c/d e");
+        char h[] = "x%$?,/ y";
+        CHECK_INT(strenc_replace_chars(h, "/ $%?,"), 0);
         char d[] = "1.00\n\r";
         CHECK_STR(strenc_strip_newline(d), "1.00");
         char e[] = "x \n";
@@ -154,5 +218,5 @@ static void test_usb_interfaces(void)
         free(s);
 }
 
-TEST_MAIN(TEST(test_char_allowed), TEST(test_utf8), TEST(test_encode), TEST(test_whitespace),
+TEST_MAIN(TEST(test_char_allowed), TEST(test_utf8), TEST(test_utf8_boundaries), TEST(test_encode), TEST(test_whitespace),
           TEST(test_replace_chars), TEST(test_path_tag), TEST(test_usb_types), TEST(test_usb_interfaces))

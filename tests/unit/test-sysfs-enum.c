@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include "macros.h"
+#include "fs-util.h"
 #include "strv.h"
 #include "sysfs-enum.h"
 #include "sysfs.h"
