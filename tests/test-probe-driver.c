@@ -16,6 +16,7 @@
 #include "builtin.h"
 #include "model.h"
 #include "rules-exec.h"
+#include "rules-fixture.h"
 #include "rules-parse.h"
 #include "strv.h"
 #include "test-tmpdir.h"
@@ -102,7 +103,7 @@ static char *run_rules(struct fx *f, struct rules *rules, struct device *d)
         };
         struct rules_exec *x = NULL;
         CHECK_INT(rules_exec_new(rules, d, UEVENT_ADD, &o, &x), 0);
-        CHECK_INT(rules_exec_run_sync(x, 5 * 1000000ULL), 0);
+        CHECK_INT(rules_fixture_exec(x, 5 * 1000000ULL), 0);
         char *links = strv_join(d->udev ? d->udev->links : NULL, NULL, " ");
         rules_exec_free(x);
         return links;

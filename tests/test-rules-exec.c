@@ -367,7 +367,7 @@ static void run_case(const struct rcase *c)
         };
         struct rules_exec *x = NULL;
         CHECK_INT(rules_exec_new(rules, d, uevent_action_from_string(c->action), &o, &x), 0);
-        CHECK_INT(rules_exec_run_sync(x, 5 * 1000000ULL), 0);
+        CHECK_INT(rules_fixture_exec(x, 5 * 1000000ULL), 0);
 
         /* %S expands to the sysfs root; the import case reads below it */
         for (size_t i = 0; i < ELEMENTSOF(c->expect) && c->expect[i]; i++) {
