@@ -286,7 +286,9 @@ static void log_child_outcome(const struct event_run *run, const char *kind, con
         else if (res->signal)
                 log_warning("%s: %s '%s' was killed by signal %d", devpath, kind, res->cmd, res->signal);
         else if (res->exit_status != 0)
-                log_debug("%s: %s '%s' exited with %d", devpath, kind, res->cmd, res->exit_status);
+                /* a failing PROGRAM is a rule that does not match; a failing RUN is worth a warning */
+                log_full(streq(kind, "RUN") ? LOG_WARNING : LOG_DEBUG, "%s: %s '%s' exited with %d", devpath, kind,
+                         res->cmd, res->exit_status);
         if (res->truncated)
                 log_warning("%s: %s '%s': output truncated to %zu bytes", devpath, kind, res->cmd, res->output_len);
 }
