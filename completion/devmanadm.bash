@@ -103,7 +103,7 @@ _devmanadm_verb_options()
         echo "--reload --exit --ping --log-level= --stop-exec-queue --start-exec-queue"
         echo "--property= --children-max=" ;;
     monitor) echo "--kernel --udev --property --subsystem-match= --tag-match=" ;;
-    test) echo "--action= --apply" ;;
+    test) echo "--action= --apply --event-timeout= --timeout-signal=" ;;
     hwdb) echo "--update --test=" ;;
     snapshot) echo "-o --output= --sysfs= --rules-dir --no-rules" ;;
     compare) echo "--ignore= --verbose --rules-dir --no-rules" ;;

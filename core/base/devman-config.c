@@ -295,7 +295,6 @@ struct devman_config *devman_config_free(struct devman_config *c)
         free(c->run_root);
         return mfree(c);
 }
-DEFINE_TRIVIAL_CLEANUP_FUNC(struct devman_config, devman_config_free);
 
 int devman_config_new(struct devman_config **ret)
 {

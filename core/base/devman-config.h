@@ -36,6 +36,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "macros.h"
+
 #define DEVMAN_EVENT_TIMEOUT_DEFAULT_USEC (180 * UINT64_C(1000000))
 #define DEVMAN_USEC_INFINITY UINT64_MAX
 
@@ -64,6 +66,7 @@ struct devman_config {
 /* Allocates a configuration holding the built-in defaults. 0 or -ENOMEM. */
 int devman_config_new(struct devman_config **ret);
 struct devman_config *devman_config_free(struct devman_config *c);
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct devman_config, devman_config_free)
 
 /* Replace one of the root paths (a copy is stored; trailing slashes are dropped). 0, -EINVAL
  * for an empty path, -ENOMEM. */

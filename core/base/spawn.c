@@ -721,6 +721,11 @@ static void on_sync_done(const struct spawn_result *r, void *userdata)
         st->done = true;
 }
 
+int spawn_status(int error, bool timed_out, int signal, int exit_status)
+{
+        return error < 0 ? error : timed_out ? -ETIMEDOUT : signal ? 128 + signal : exit_status;
+}
+
 int spawn_run_sync(const char *libdir, const char *cmd, char **envp, const struct spawn_options *opts,
                    struct spawn_sync_result *ret)
 {

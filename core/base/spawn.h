@@ -93,6 +93,11 @@ struct spawn_sync_result {
 int spawn_run_sync(const char *libdir, const char *cmd, char **envp, const struct spawn_options *opts,
                    struct spawn_sync_result *ret);
 
+/* The one status a child's outcome is reported with (PROGRAM matching, logs): error (-errno)
+ * when it could not run, -ETIMEDOUT when it ran past its timeout, 128 + signal when a signal
+ * ended it, else its exit code. */
+int spawn_status(int error, bool timed_out, int signal, int exit_status);
+
 /* Splits a command line into argv as udev does: words separated by whitespace; '...' and "..."
  * quote (the quotes are removed; they may start or end inside a word; an unterminated quote
  * runs to the end); a backslash is an ordinary character. A NULL-terminated array of new

@@ -5,6 +5,9 @@
 #include <netlink/netlink.h>
 #include <netlink/socket.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include "log.h"
 
@@ -13,7 +16,8 @@
 struct uevent_listener {
         struct nl_sock *sock;
         int fd;
-        bool adopted; /* fd came from socket activation: libnl does not own it */
+        bool adopted; /* fd came from socket activation or is local: libnl does not own it */
+        char *path;   /* local (injection) socket: bound here, removed when freed; else NULL */
         char *buf;    /* one message plus a byte to detect truncation */
         struct uevent_listener_stats stats;
 };
@@ -109,6 +113,53 @@ fail:
         return r;
 }
 
+int uevent_listener_new_local(const char *path, struct uevent_listener **ret)
+{
+        struct sockaddr_un sa = {.sun_family = AF_UNIX};
+        struct uevent_listener *l = calloc(1, sizeof(*l));
+        int one = 1, r;
+
+        if (!l)
+                return -ENOMEM;
+        l->fd = -1;
+        l->adopted = true;
+        if (strlen(path) >= sizeof(sa.sun_path)) {
+                r = -ENAMETOOLONG;
+                goto fail;
+        }
+        memcpy(sa.sun_path, path, strlen(path));
+        l->buf = malloc(UEVENT_MAX_SIZE + 1);
+        if (!l->buf) {
+                r = -ENOMEM;
+                goto fail;
+        }
+        l->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        if (l->fd < 0 || setsockopt(l->fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0) {
+                r = negative_errno();
+                goto fail;
+        }
+        if (bind(l->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+                r = negative_errno();
+                goto fail;
+        }
+        l->path = strdup(path);
+        if (!l->path) {
+                (void)unlink(path);
+                r = -ENOMEM;
+                goto fail;
+        }
+        /* only root may send (each message's credentials are checked too) */
+        if (chmod(path, 0600) < 0) {
+                r = negative_errno();
+                goto fail;
+        }
+        *ret = l;
+        return 0;
+fail:
+        uevent_listener_free(l);
+        return r;
+}
+
 struct uevent_listener *uevent_listener_free(struct uevent_listener *l)
 {
         if (!l)
@@ -117,6 +168,9 @@ struct uevent_listener *uevent_listener_free(struct uevent_listener *l)
                 nl_socket_free(l->sock);
         else if (l->adopted && l->fd >= 0)
                 close(l->fd);
+        if (l->path)
+                (void)unlink(l->path);
+        free(l->path);
         free(l->buf);
         free(l);
         return NULL;
@@ -189,7 +243,8 @@ int uevent_listener_receive(struct uevent_listener *l, struct uevent **ret)
                 log_warning("Dropping an oversized uevent (more than %d bytes)", UEVENT_MAX_SIZE);
                 return -EBADMSG;
         }
-        if (sender.nl_family != AF_NETLINK || sender.nl_pid != 0) {
+        /* the kernel's socket: only the kernel (port 0) sends there */
+        if (!l->path && (sender.nl_family != AF_NETLINK || sender.nl_pid != 0)) {
                 l->stats.dropped_sender++;
                 log_warning("Dropping a uevent from netlink port %u: not the kernel", sender.nl_pid);
                 return -EBADMSG;
@@ -200,10 +255,17 @@ int uevent_listener_receive(struct uevent_listener *l, struct uevent **ret)
                 log_warning("Dropping a uevent sent with uid %u", (unsigned)uid);
                 return -EBADMSG;
         }
+        /* the local socket always has SO_PASSCRED: a message without credentials is not
+         * expected there, and not trusted */
+        if (l->path && uid == (uid_t)-1) {
+                l->stats.dropped_sender++;
+                log_warning("Dropping an injected uevent without the sender's credentials");
+                return -EBADMSG;
+        }
         int r = uevent_parse(l->buf, (size_t)n, ret, &why);
         if (r == -EBADMSG) {
                 l->stats.dropped_malformed++;
-                log_warning("Dropping a malformed uevent: %s", why);
+                log_warning("Dropping a malformed %suevent: %s", l->path ? "injected " : "", why);
                 return r;
         }
         if (r < 0)

@@ -6,6 +6,11 @@
  *
  * Only messages from the kernel are accepted: sender port 0 and, when credentials come with
  * the message, uid 0. Everything else is dropped with a log line.
+ *
+ * For a daemon on a fake sysfs tree (tests), a local listener stands in for the kernel socket:
+ * an AF_UNIX datagram socket that takes the kernel's message format from uid 0 only, so that a
+ * test can hand the daemon a synthetic uevent to process as if the kernel had sent it. The same
+ * parser (uevent_parse) checks those messages; a malformed one is dropped with its reason.
  */
 #pragma once
 
@@ -35,6 +40,10 @@ ssize_t netlink_recv_datagram(int fd, void *buf, size_t size, struct sockaddr_nl
 /* Opens the socket (or adopts fd, e.g. from socket activation, when fd >= 0) with a receive
  * buffer of rcvbuf bytes (SO_RCVBUFFORCE when permitted, else SO_RCVBUF). 0 or -errno. */
 int uevent_listener_new(int fd, int rcvbuf, struct uevent_listener **ret);
+/* The local listener: binds a datagram socket at path (mode 0600; -EADDRINUSE when the file
+ * exists) and takes messages only with SCM_CREDENTIALS of uid 0. Freeing removes the file.
+ * 0 or -errno. */
+int uevent_listener_new_local(const char *path, struct uevent_listener **ret);
 struct uevent_listener *uevent_listener_free(struct uevent_listener *l);
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct uevent_listener, uevent_listener_free)
 

@@ -2,6 +2,7 @@
 #include "process.h"
 
 #include <inttypes.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/sysmacros.h>
@@ -178,14 +179,6 @@ static bool step_rules(struct event_run *run)
                         run->step = STEP_PUBLISH;
                         return false;
                 }
-                if (!ctx->spawn) {
-                        /* tools: children run to completion in place */
-                        r = rules_exec_run_sync(run->exec, ctx->event_timeout_usec);
-                        if (r < 0)
-                                run->result = r;
-                        run->step = STEP_RENAME;
-                        return false;
-                }
         }
         for (;;) {
                 r = rules_exec_run(run->exec);
@@ -248,17 +241,13 @@ static bool step_rename(struct event_run *run)
                 run->step = STEP_PUBLISH;
                 return false;
         }
-        if (!ctx->event) {
-                r = netif_rename_retry(d->ifindex, name, RENAME_ATTEMPTS, NULL);
-        } else {
-                r = netif_rename(d->ifindex, name, NULL);
-                if ((r == -EEXIST || r == -EBUSY) && ++run->rename_attempts < RENAME_ATTEMPTS) {
-                        uint64_t delay = 5000ULL << (run->rename_attempts - 1);
-                        if (sd_event_add_time_relative(ctx->event, &run->timer, CLOCK_MONOTONIC, delay, 0,
-                                                       on_rename_retry, run) >= 0) {
-                                run->waiting = true;
-                                return true;
-                        }
+        r = netif_rename(d->ifindex, name, NULL);
+        if ((r == -EEXIST || r == -EBUSY) && ++run->rename_attempts < RENAME_ATTEMPTS) {
+                uint64_t delay = 5000ULL << (run->rename_attempts - 1);
+                if (sd_event_add_time_relative(ctx->event, &run->timer, CLOCK_MONOTONIC, delay, 0, on_rename_retry,
+                                               run) >= 0) {
+                        run->waiting = true;
+                        return true;
                 }
         }
         if (r < 0) {
@@ -275,20 +264,39 @@ static bool step_rename(struct event_run *run)
         return false;
 }
 
+/* One log line per child that did not succeed, for PROGRAM and RUN alike (spawn.c logs the
+ * details at debug level). */
+static void log_child_outcome(const struct event_run *run, const char *kind, const struct spawn_result *res)
+{
+        const char *devpath = run->dev->devpath;
+        if (res->error < 0)
+                log_warning_errno(res->error, "%s: %s '%s' failed: %m", devpath, kind, res->cmd);
+        else if (res->timed_out && res->signal)
+                log_warning("%s: %s '%s' timed out and was killed by signal %d", devpath, kind, res->cmd,
+                            res->signal);
+        else if (res->timed_out)
+                log_warning("%s: %s '%s' timed out and exited with %d", devpath, kind, res->cmd,
+                            res->exit_status);
+        else if (res->signal)
+                log_warning("%s: %s '%s' was killed by signal %d", devpath, kind, res->cmd, res->signal);
+        else if (res->exit_status != 0)
+                /* a failing PROGRAM is a rule that does not match; a failing RUN is worth a warning */
+                log_full(streq(kind, "RUN") ? LOG_WARNING : LOG_DEBUG, "%s: %s '%s' exited with %d", devpath, kind,
+                         res->cmd, res->exit_status);
+        if (res->truncated)
+                log_warning("%s: %s '%s': output truncated to %zu bytes", devpath, kind, res->cmd, res->output_len);
+}
+
 static void on_program_done(const struct spawn_result *res, void *userdata)
 {
         struct event_run *run = userdata;
-        int status = res->error < 0 ? res->error
-                     : res->timed_out ? -ETIMEDOUT
-                     : res->signal ? 128 + res->signal
-                                   : res->exit_status;
         run->waiting = false;
         if (run->aborted) {
                 run_free(run);
                 return;
         }
-        if (res->timed_out)
-                log_warning("%s: '%s' timed out and was killed", run->dev->devpath, res->cmd);
+        log_child_outcome(run, "PROGRAM", res);
+        int status = spawn_status(res->error, res->timed_out, res->signal, res->exit_status);
         if (rules_exec_program_done(run->exec, status, res->output, res->output_len) < 0)
                 log_oom();
         advance(run);
@@ -459,13 +467,7 @@ static void on_run_done(const struct spawn_result *res, void *userdata)
                 run_free(run);
                 return;
         }
-        if (res->error < 0)
-                log_warning_errno(res->error, "%s: RUN '%s' failed: %m", run->dev->devpath, res->cmd);
-        else if (res->timed_out)
-                log_warning("%s: RUN '%s' timed out and was killed", run->dev->devpath, res->cmd);
-        else if (res->signal || res->exit_status != 0)
-                log_debug("%s: RUN '%s' exited with %d", run->dev->devpath, res->cmd,
-                          res->signal ? 128 + res->signal : res->exit_status);
+        log_child_outcome(run, "RUN", res);
         advance(run);
 }
 
@@ -493,15 +495,6 @@ static bool step_run(struct event_run *run)
                 }
                 struct spawn_options so = {.timeout_usec = ctx->event_timeout_usec,
                                            .timeout_signal = ctx->timeout_signal};
-                if (!ctx->spawn) {
-                        struct spawn_sync_result res = {0};
-                        r = spawn_run_sync(ctx->program_dir, e->cmd, env, &so, &res);
-                        if (r < 0 || res.error < 0)
-                                log_warning_errno(r < 0 ? r : res.error, "%s: RUN '%s' failed: %m", run->dev->devpath,
-                                                  e->cmd);
-                        free(res.output);
-                        continue;
-                }
                 r = spawn_start(ctx->spawn, e->cmd, env, &so, on_run_done, run);
                 if (r >= 0) {
                         run->waiting = true;
@@ -622,4 +615,53 @@ void process_event_abort(struct event *e)
                 run->aborted = true; /* freed when the child's completion arrives (or with the spawner) */
         else
                 run_free(run); /* frees a pending rename retry timer too */
+}
+
+struct wait_state {
+        process_done_t done;
+        void *userdata;
+        bool finished;
+};
+
+static void on_waited_done(struct event *e, struct device *dev, int result, void *userdata)
+{
+        struct wait_state *w = userdata;
+        w->finished = true;
+        w->done(e, dev, result, w->userdata);
+}
+
+int process_event_wait(struct process_ctx *ctx, struct event *e, process_done_t done, void *userdata)
+{
+        struct wait_state w = {.done = done, .userdata = userdata};
+        struct spawn_manager *spawn = NULL;
+        sd_event *loop = NULL;
+        sigset_t chld, saved;
+        int r;
+
+        if (ctx->event || ctx->spawn)
+                return -EINVAL;
+        /* sd-event's child sources need SIGCHLD blocked, as in the daemon */
+        sigemptyset(&chld);
+        sigaddset(&chld, SIGCHLD);
+        if (sigprocmask(SIG_BLOCK, &chld, &saved) < 0)
+                return negative_errno();
+        r = sd_event_new(&loop);
+        if (r >= 0)
+                r = spawn_manager_new(loop, ctx->program_dir, 0, &spawn);
+        if (r < 0)
+                goto out;
+        ctx->event = loop;
+        ctx->spawn = spawn;
+        r = process_event(ctx, e, on_waited_done, &w);
+        while (r >= 0 && !w.finished)
+                r = sd_event_run(loop, UINT64_MAX);
+        if (!w.finished)
+                process_event_abort(e); /* the loop failed: children go with the spawner */
+        ctx->event = NULL;
+        ctx->spawn = NULL;
+out:
+        spawn_manager_free(spawn);
+        sd_event_unref(loop);
+        (void)sigprocmask(SIG_SETMASK, &saved, NULL);
+        return r < 0 ? r : 0;
 }

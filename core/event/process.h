@@ -13,8 +13,9 @@
  *
  * Processing is a state machine (struct event_run): it runs synchronously until it needs a
  * child process and resumes from the child's completion, so the daemon's loop never blocks
- * and needs no worker processes. Tools pass no spawner and get the same steps with children
- * run to completion in place (spawn_run_sync).
+ * and needs no worker processes. Tools (devmanadm test, snapshot) run the same steps with the
+ * same spawner on a private event loop (process_event_wait), so a child is started, limited,
+ * timed out, signalled and reported exactly as in the daemon.
  */
 #pragma once
 
@@ -45,11 +46,11 @@ struct process_ctx {
         struct rules *rules;      /* compiled rules, or NULL */
         struct builtin_ctx *builtins;
         struct monitor *monitor;  /* broadcaster, or NULL */
-        struct spawn_manager *spawn; /* asynchronous children (daemon), or NULL (tools) */
+        struct spawn_manager *spawn; /* children (the daemon's; a private one in process_event_wait) */
         struct publish_retry *retry; /* devices whose node, links or database entry could not
                                       * be written wait here (daemon), or NULL: then every
                                       * failure is logged */
-        struct sd_event *event;   /* the daemon's loop, for retry timers; NULL in tools */
+        struct sd_event *event;   /* the loop of spawn, for retry timers */
         const char *program_dir;  /* where relative program names live (NULL: UDEVLIBDIR) */
         const struct props *global_props; /* added to every event's device (udevadm control -p), or NULL */
         uint64_t event_timeout_usec;
@@ -88,6 +89,12 @@ int process_republish(struct process_ctx *ctx, struct device *d);
  * DEVMODE/DEVUID/DEVGID, else NODE_*_UNSET (an existing node keeps its own; a new one gets
  * node_access_for_new()'s); 0660 when only a group other than root was decided. */
 void process_node_access(const struct device *d, mode_t *ret_mode, uid_t *ret_uid, gid_t *ret_gid);
+
+/* For tools: processes e to completion on a private sd-event loop with its own spawner (no
+ * limit on children), with SIGCHLD blocked meanwhile (the previous mask is restored). ctx->event
+ * and ctx->spawn must be NULL (-EINVAL otherwise) and are NULL again on return. done is called
+ * before a 0 return; -errno when the event could not start or the loop failed. */
+int process_event_wait(struct process_ctx *ctx, struct event *e, process_done_t done, void *userdata);
 
 /* Gives up on a running event (daemon exit): its children are left to the spawn manager's
  * teardown, done is not called. */

@@ -7,8 +7,8 @@
  * (RULES_EXEC_NEED_PROGRAM). The caller then starts the command described by
  * rules_exec_get_program() however it likes (the daemon: asynchronously in its event loop),
  * hands the outcome to rules_exec_program_done() and calls rules_exec_run() again, which
- * resumes exactly at the token that asked. rules_exec_run_sync() does this with fork/exec and
- * a blocking wait: for tools (devmanadm test) only, never in the daemon.
+ * resumes exactly at the token that asked. The one caller is core/process.c, which starts the
+ * child with spawn.c, in the daemon and in tools alike.
  *
  * What the rules produce:
  *  - dev->udev: links, tags, current_tags, link_priority, mode/uid/gid, db_persist, watch;
@@ -91,10 +91,6 @@ const struct rules_program *rules_exec_get_program(const struct rules_exec *x);
  * code (or 128 + signal), < 0 (-errno) when it could not run or timed out; out/len its
  * standard output (may be NULL). 0, -EINVAL when no program is outstanding, -ENOMEM. */
 int rules_exec_program_done(struct rules_exec *x, int status, const char *out, size_t len);
-
-/* Tools only: runs to completion, executing programs synchronously (fork, exec, wait up to
- * timeout_usec each, then SIGKILL). Output beyond 1 MiB is cut. 0 or -errno. */
-int rules_exec_run_sync(struct rules_exec *x, uint64_t timeout_usec);
 
 /* Results. */
 const char *rules_exec_name(const struct rules_exec *x); /* NAME=, or NULL */

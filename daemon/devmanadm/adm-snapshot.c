@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "builtin.h"
+#include "devman-config.h"
 #include "log.h"
 #include "model.h"
 #include "node.h"
@@ -18,8 +19,6 @@
 #include "rules-load.h"
 #include "snapshot-file.h"
 #include "strv.h"
-
-#define PROGRAM_TIMEOUT_USEC (30 * 1000000ULL)
 
 struct collected {
         struct device **devs; /* references */
@@ -196,6 +195,7 @@ int snapshot_write(const struct snapshot_options *o, FILE *f)
         _cleanup_rules_free_ struct rules *rules = NULL;
         _cleanup_strv_free_ char **paths = NULL;
         _cleanup_free_ char *root_real = NULL;
+        _cleanup_(devman_config_freep) struct devman_config *config = NULL;
         struct builtin_ctx bctx = {.sysfs_root = o->sysfs_root};
         struct collected c = {0};
         size_t n = 0;
@@ -206,6 +206,10 @@ int snapshot_write(const struct snapshot_options *o, FILE *f)
                 r = model_set_dev_root(m, o->dev_root);
         if (r < 0)
                 return log_error_errno(r, "Cannot use %s as sysfs root: %m", o->sysfs_root);
+        /* children are limited as the daemon limits them */
+        if (devman_config_new(&config) < 0)
+                return log_oom();
+        (void)devman_config_load(config, NULL, NULL);
         root_real = realpath(o->sysfs_root, NULL);
         if (!root_real)
                 return log_error_errno(errno, "Cannot resolve %s: %m", o->sysfs_root);
@@ -230,7 +234,8 @@ int snapshot_write(const struct snapshot_options *o, FILE *f)
                 .runfd = -1,
                 .rules = rules,
                 .builtins = &bctx,
-                .event_timeout_usec = PROGRAM_TIMEOUT_USEC,
+                .event_timeout_usec = config->event_timeout_usec,
+                .timeout_signal = config->timeout_signal,
                 .dry_run = true,
         };
         for (size_t i = 0; i < n && c.error >= 0; i++) {
@@ -241,7 +246,7 @@ int snapshot_write(const struct snapshot_options *o, FILE *f)
                         break;
                 }
                 struct event e = {.uevent = ev, .seqnum = i + 1, .state = EVENT_RUNNING};
-                r = process_event(&pctx, &e, on_done, &c);
+                r = process_event_wait(&pctx, &e, on_done, &c);
                 if (r < 0)
                         log_warning_errno(r, "%s: could not process, left out of the snapshot: %m",
                                           paths[i]);

@@ -3,7 +3,9 @@
  * devmanadm test: one synthetic event through the daemon's own pipeline (core/process.c).
  * Without --apply it is a dry run that changes nothing and prints every rule that matched
  * and what would be published; with --apply the event is processed for real in the given
- * roots (node, links, database, RUN), as a daemon would, without a daemon running.
+ * roots (node, links, database, RUN), as a daemon would, without a daemon running. Children
+ * (PROGRAM, IMPORT{program}, RUN) run through the daemon's spawner with the daemon's
+ * event_timeout and timeout_signal: from its configuration files, or the same options.
  */
 #include "adm-test.h"
 
@@ -13,6 +15,7 @@
 #include <sys/sysmacros.h>
 
 #include "builtin.h"
+#include "devman-config.h"
 #include "fs-util.h"
 #include "log.h"
 #include "model.h"
@@ -21,8 +24,6 @@
 #include "rules-exec.h"
 #include "rules-load.h"
 #include "strv.h"
-
-#define PROGRAM_TIMEOUT_USEC (30 * 1000000ULL)
 
 static void help(void)
 {
@@ -36,6 +37,9 @@ static void help(void)
                "     --rules-dir=DIR     A rules directory (repeatable; replaces the defaults)\n"
                "     --root=DIR          Look for the default rules directories below DIR\n"
                "  -N --resolve-names=WHEN  early, late or never (default early)\n"
+               "     --config=FILE       Read FILE instead of /etc/devman/devman.conf (as devmand)\n"
+               "  -t --event-timeout=SEC  Kill programs after SEC seconds (default: as devmand)\n"
+               "     --timeout-signal=SIG  Signal sent to programs that time out (default: as devmand)\n"
                "  -d --debug             Log every step\n");
 }
 
@@ -106,6 +110,28 @@ static void on_done(struct event *e, struct device *dev, int result, void *userd
         t->done = true;
 }
 
+/* The daemon's timeout settings: its configuration files, then the options (the daemon's key
+ * names and value parsers). 0, -EINVAL for a bad option value (reported), -ENOMEM. */
+static int load_config(const char *config_file, char **settings, struct devman_config **ret)
+{
+        _cleanup_(devman_config_freep) struct devman_config *c = NULL;
+        int r = devman_config_new(&c);
+        if (r < 0)
+                return log_oom();
+        (void)devman_config_load(c, NULL, config_file); /* problems are logged, as by devmand */
+        STRV_FOREACH(s, settings) {
+                char *eq = strchr(*s, '=');
+                *eq = '\0';
+                r = devman_config_set(c, *s, eq + 1);
+                if (r < 0) {
+                        adm_usage_error("test", "invalid %s: %s", *s, eq + 1);
+                        return -EINVAL;
+                }
+        }
+        *ret = TAKE_PTR(c);
+        return 0;
+}
+
 int verb_test(const struct adm_ctx *ctx, int argc, char **argv)
 {
         static const struct option options[] = {
@@ -117,19 +143,24 @@ int verb_test(const struct adm_ctx *ctx, int argc, char **argv)
                 {"root", required_argument, NULL, 'R'},
                 {"resolve-names", required_argument, NULL, 'N'},
                 {"debug", no_argument, NULL, 'd'},
+                {"config", required_argument, NULL, 'C'},
+                {"event-timeout", required_argument, NULL, 't'},
+                {"timeout-signal", required_argument, NULL, 'T'},
                 {},
         };
         const char *sysfs = ctx->sysfs_root, *root = NULL;
         enum uevent_action action = UEVENT_ADD;
         enum resolve_names resolve = RESOLVE_NAMES_EARLY;
-        _cleanup_strv_free_ char **dirs = NULL;
+        _cleanup_strv_free_ char **dirs = NULL, **settings = NULL;
+        const char *config_file = NULL;
+        _cleanup_(devman_config_freep) struct devman_config *config = NULL;
         _cleanup_(model_freep) struct model *m = NULL;
         _cleanup_rules_free_ struct rules *rules = NULL;
         _cleanup_close_ int devfd = -1, runfd = -1;
         bool apply = false;
         int c, r;
 
-        while ((c = getopt_long(argc, argv, "ha:N:d", options, NULL)) >= 0)
+        while ((c = getopt_long(argc, argv, "ha:N:dt:", options, NULL)) >= 0)
                 switch (c) {
                 case 'h':
                         help();
@@ -161,11 +192,25 @@ int verb_test(const struct adm_ctx *ctx, int argc, char **argv)
                 case 'd':
                         log_set_max_level(LOG_DEBUG);
                         break;
+                case 'C':
+                        config_file = optarg;
+                        break;
+                case 't':
+                case 'T': {
+                        _cleanup_free_ char *kv = NULL;
+                        if (asprintf(&kv, "%s=%s", c == 't' ? "event_timeout" : "timeout_signal", optarg) < 0 ||
+                            strv_push_copy(&settings, kv) < 0)
+                                return log_oom(), 1;
+                        break;
+                }
                 default:
                         return 2;
                 }
         if (optind + 1 != argc)
                 return adm_usage_error("test", "expected exactly one device path");
+        r = load_config(config_file, settings, &config);
+        if (r < 0)
+                return r == -ENOMEM ? 1 : 2;
 
         r = model_new(sysfs, &m);
         if (r >= 0)
@@ -220,13 +265,14 @@ int verb_test(const struct adm_ctx *ctx, int argc, char **argv)
                 .runfd = runfd,
                 .rules = rules,
                 .builtins = &bctx,
-                .event_timeout_usec = PROGRAM_TIMEOUT_USEC,
+                .event_timeout_usec = config->event_timeout_usec,
+                .timeout_signal = config->timeout_signal,
                 .dry_run = !apply,
                 .report = report,
         };
         struct test_result t = {0};
         struct event e = {.uevent = ev, .seqnum = 1, .state = EVENT_RUNNING};
-        r = process_event(&pctx, &e, on_done, &t);
+        r = process_event_wait(&pctx, &e, on_done, &t);
         uevent_free(ev);
         builtin_exit_all(&bctx);
         if (r < 0 || !t.done) {

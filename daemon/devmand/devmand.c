@@ -29,6 +29,7 @@ struct devmand_args {
         int rcvbuf;
         uint64_t sched_slice_usec;
         const char *config_file;
+        const char *uevent_socket; /* tests on a fake sysfs: uevents from here, not the kernel */
         const char *sysfs_root, *dev_root, *run_root;
         char **rules_dirs;
         char **settings; /* "key=value" in udev.conf terms, in command-line order */
@@ -61,7 +62,9 @@ static void help(void)
                "     --log-level=LEVEL       err, warning, notice, info or debug\n"
                "     --ready-fd=N            write a newline to fd N when ready (s6 readiness)\n"
                "     --receive-buffer=BYTES  kernel socket receive buffer (default 128 MiB)\n"
-               "     --sched-slice=USEC      scheduler slice to ask for (default 100, 0 = the kernel's)\n");
+               "     --sched-slice=USEC      scheduler slice to ask for (default 100, 0 = the kernel's)\n"
+               "     --uevent-socket=PATH    tests on a fake sysfs root: take uevents (the kernel's format,\n"
+               "                             from root) from a datagram socket made at PATH, not the kernel\n");
 }
 
 enum {
@@ -77,6 +80,7 @@ enum {
         ARG_READY_FD,
         ARG_RECEIVE_BUFFER,
         ARG_SCHED_SLICE,
+        ARG_UEVENT_SOCKET,
 };
 
 static int push_setting(struct devmand_args *a, const char *key, const char *value)
@@ -111,6 +115,7 @@ static int parse_args(int argc, char **argv, struct devmand_args *a)
                 {"ready-fd", required_argument, NULL, ARG_READY_FD},
                 {"receive-buffer", required_argument, NULL, ARG_RECEIVE_BUFFER},
                 {"sched-slice", required_argument, NULL, ARG_SCHED_SLICE},
+                {"uevent-socket", required_argument, NULL, ARG_UEVENT_SOCKET},
                 {}
         };
         unsigned v;
@@ -195,6 +200,13 @@ static int parse_args(int argc, char **argv, struct devmand_args *a)
                         }
                         a->sched_slice_usec = v;
                         break;
+                case ARG_UEVENT_SOCKET:
+                        if (optarg[0] != '/') {
+                                fprintf(stderr, "devmand: --uevent-socket needs an absolute path: %s\n", optarg);
+                                return -EINVAL;
+                        }
+                        a->uevent_socket = optarg;
+                        break;
                 default:
                         return -EINVAL; /* getopt printed the reason */
                 }
@@ -203,6 +215,10 @@ static int parse_args(int argc, char **argv, struct devmand_args *a)
         }
         if (optind < argc) {
                 fprintf(stderr, "devmand: unexpected argument: %s\n", argv[optind]);
+                return -EINVAL;
+        }
+        if (a->once && a->uevent_socket) {
+                fprintf(stderr, "devmand: --once reads no uevents: --uevent-socket makes no sense with it\n");
                 return -EINVAL;
         }
         return 0;
@@ -382,6 +398,7 @@ int main(int argc, char **argv)
                 .rcvbuf = a.rcvbuf > 0 ? a.rcvbuf : 128 * 1024 * 1024,
                 .listen_fd_kernel = -1,
                 .listen_fd_control = -1,
+                .uevent_socket = a.uevent_socket,
         };
         if (!a.once) {
                 _cleanup_free_ char *control = path_join(config->run_root, "control");

@@ -4,7 +4,9 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <linux/magic.h>
 #include <signal.h>
+#include <sys/statfs.h>
 #include <sys/stat.h>
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
@@ -911,10 +913,25 @@ static int setup_listening(struct manager *m)
         int r;
 
         m->rcvbuf = m->opt.rcvbuf;
-        r = uevent_listener_new(m->opt.listen_fd_kernel, m->opt.rcvbuf, &m->listener);
-        m->opt.listen_fd_kernel = -1;
-        if (r < 0)
-                return log_error_errno(r, "Cannot open the kernel uevent socket: %m");
+        if (m->opt.uevent_socket) {
+                /* synthetic uevents are for fake trees: on a real sysfs they would contradict the
+                 * kernel's own devices */
+                struct statfs sfs;
+                if (statfs(m->sysfs_root, &sfs) < 0)
+                        return log_error_errno(errno, "Cannot examine %s: %m", m->sysfs_root);
+                if (sfs.f_type == SYSFS_MAGIC)
+                        return log_error_errno(EPERM, "%s is a real sysfs: --uevent-socket is only for a fake tree",
+                                               m->sysfs_root);
+                r = uevent_listener_new_local(m->opt.uevent_socket, &m->listener);
+                if (r < 0)
+                        return log_error_errno(r, "Cannot create the uevent socket %s: %m", m->opt.uevent_socket);
+                log_info("Taking uevents from %s instead of the kernel", m->opt.uevent_socket);
+        } else {
+                r = uevent_listener_new(m->opt.listen_fd_kernel, m->opt.rcvbuf, &m->listener);
+                m->opt.listen_fd_kernel = -1;
+                if (r < 0)
+                        return log_error_errno(r, "Cannot open the kernel uevent socket: %m");
+        }
         r = sd_event_add_io(m->event, &m->kernel_source, uevent_listener_fd(m->listener), EPOLLIN, on_kernel, m);
         if (r >= 0)
                 r = sd_event_source_set_priority(m->kernel_source, PRIORITY_KERNEL);
@@ -923,10 +940,12 @@ static int setup_listening(struct manager *m)
 
         /* libudev 252 aborts on a DEVNAME outside /dev/: clients get the names they would
          * use, even when the nodes are made under a private root (tests, staging) */
-        r = monitor_new("/dev", &m->monitor);
-        if (r < 0)
-                return log_error_errno(r, "Cannot open the udev monitor socket: %m");
-        m->process.monitor = m->monitor;
+        if (!m->opt.uevent_socket) { /* fake devices are not announced to the machine's clients */
+                r = monitor_new("/dev", &m->monitor);
+                if (r < 0)
+                        return log_error_errno(r, "Cannot open the udev monitor socket: %m");
+                m->process.monitor = m->monitor;
+        }
 
         /* The control socket last: its existence tells libudev clients (and init scripts) that
          * the daemon is ready. */

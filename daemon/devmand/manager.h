@@ -16,6 +16,9 @@ struct manager_options {
         int rcvbuf;             /* kernel socket receive buffer, bytes */
         int listen_fd_kernel;   /* socket-activated kernel socket, or -1 (the manager takes it) */
         int listen_fd_control;  /* socket-activated control socket, or -1 (the manager takes it) */
+        const char *uevent_socket; /* read uevents from a local socket made here instead of the
+                                    * kernel's (uevent_listener_new_local), or NULL; refused when
+                                    * the sysfs root is a real sysfs */
 };
 
 struct manager;

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "spawn.h"
 #include "test-tmpdir.h"
 
 static void mkdirs(const char *p)
@@ -136,4 +137,22 @@ void rules_fixture_free(struct rules_fixture *f)
         free(f->sysctl);
         free(f->cmdline);
         f->root = test_tmpdir_remove(f->root);
+}
+
+int rules_fixture_exec(struct rules_exec *x, uint64_t timeout_usec)
+{
+        for (;;) {
+                int r = rules_exec_run(x);
+                if (r <= 0)
+                        return r;
+                const struct rules_program *p = rules_exec_get_program(x);
+                struct spawn_options o = {.timeout_usec = timeout_usec, .capture_stdout = true};
+                struct spawn_sync_result res = {0};
+                r = spawn_run_sync(NULL, p->cmdline, p->envp, &o, &res);
+                int status = r < 0 ? r : spawn_status(res.error, res.timed_out, res.signal, res.exit_status);
+                r = rules_exec_program_done(x, status, res.output, res.output_len);
+                free(res.output);
+                if (r < 0)
+                        return r;
+        }
 }

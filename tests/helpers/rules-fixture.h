@@ -15,7 +15,10 @@
  */
 #pragma once
 
+#include <stdint.h>
+
 #include "model.h"
+#include "rules-exec.h"
 
 struct rules_fixture {
         char *root;       /* temporary directory, also the sysfs root */
@@ -37,3 +40,6 @@ void rules_fixture_free(struct rules_fixture *f);
 /* Writes a file below the fixture root (creating directories). */
 void rules_fixture_put(struct rules_fixture *f, const char *rel, const char *content);
 void rules_fixture_link(struct rules_fixture *f, const char *rel, const char *target);
+/* Runs the executor to completion, each PROGRAM through spawn_run_sync() (the spawner the
+ * daemon uses) with timeout_usec and reported with spawn_status(). 0 or -errno. */
+int rules_fixture_exec(struct rules_exec *x, uint64_t timeout_usec);

@@ -110,7 +110,7 @@ adm "devmanadm info --query=" all path name symlink property
 adm "devmanadm info --e" --export-db
 adm "devmanadm info --" --path= --name= --query= --root --export-db --cleanup-db --attribute-walk --help
 adm "devmanadm hwdb --" --update --test= --help
-adm "devmanadm test --" --action= --apply --help
+adm "devmanadm test --" --action= --apply --event-timeout= --timeout-signal= --help
 
 # Device names under the device directory and paths under sysfs.
 adm "devmanadm --dev $tmp/dev info --name=sd" sda sdb
