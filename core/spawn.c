@@ -656,7 +656,11 @@ int spawn_start(struct spawn_manager *m, const char *cmd, char **envp, const str
                 r = -ENOMEM;
                 goto fail;
         }
-        r = spawn_split_command(cmd, &j->argv);
+        if (j->opts.shell) {
+                char *const sh[] = {"/bin/sh", "-c", j->cmd, NULL};
+                r = strv_copy(sh, &j->argv);
+        } else
+                r = spawn_split_command(cmd, &j->argv);
         if (r < 0)
                 goto fail;
         if (!j->argv[0] || !j->argv[0][0]) {
