@@ -41,7 +41,6 @@ struct mdev_conf *mdev_conf_free(struct mdev_conf *c)
         free(c->path);
         return mfree(c);
 }
-DEFINE_TRIVIAL_CLEANUP_FUNC(struct mdev_conf, mdev_conf_free);
 
 static bool is_blank(char c)
 {

@@ -78,6 +78,10 @@ int mdev_conf_parse(const char *path, const char *text, struct mdev_conf **ret, 
 /* Reads and parses path. -errno when it cannot be read (not logged). */
 int mdev_conf_load(const char *path, struct mdev_conf **ret, unsigned *ret_bad);
 struct mdev_conf *mdev_conf_free(struct mdev_conf *c);
+static inline void mdev_conf_freep(struct mdev_conf **c)
+{
+        mdev_conf_free(*c);
+}
 
 /* What matching sees of a device. */
 struct mdev_device {
