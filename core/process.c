@@ -375,7 +375,8 @@ static bool mdev_commands(struct event_run *run)
                 }
                 struct spawn_options so = {.timeout_usec = ctx->event_timeout_usec,
                                            .timeout_signal = ctx->timeout_signal,
-                                           .shell = true};
+                                           .shell = true,
+                                           .cwd = ctx->dev_root}; /* busybox runs them in /dev */
                 if (!ctx->spawn) {
                         struct spawn_sync_result res = {0};
                         int r = spawn_run_sync(ctx->program_dir, a->cmd, env, &so, &res);
