@@ -431,8 +431,8 @@ static bool full_match(const regex_t *re, const char *s, regmatch_t m[10])
         return regexec(re, s, 10, m, 0) == 0 && m[0].rm_so == 0 && (size_t)m[0].rm_eo == strlen(s);
 }
 
-/* path with %1 ... %9 replaced by the subexpressions of s; a trailing '/' appends the device
- * name. New string in *ret; 0 or -ENOMEM. */
+/* path with %1 ... %9 replaced by the subexpressions of s (NULL for a devt line: empty); a
+ * trailing '/' appends the device name. New string in *ret; 0 or -ENOMEM. */
 static int build_path(const char *path, const char *s, const regmatch_t *m, const char *name, char **ret)
 {
         size_t cap = strlen(path) + strlen(name) + 1, len = 0;
@@ -444,8 +444,14 @@ static int build_path(const char *path, const char *s, const regmatch_t *m, cons
                 return -ENOMEM;
         for (const char *p = path; *p; p++) {
                 if (*p == '%' && p[1] >= '1' && p[1] <= '9') {
+                        /* a devt line has no subexpressions: empty; a group of the regex that
+                         * took no part in the match stays "%N", as busybox leaves it */
                         const regmatch_t *g = &m[p[1] - '0'];
-                        if (s && g->rm_so >= 0) {
+                        if (s && g->rm_so < 0) {
+                                out[len++] = *p;
+                                continue;
+                        }
+                        if (s) {
                                 memcpy(out + len, s + g->rm_so, (size_t)(g->rm_eo - g->rm_so));
                                 len += (size_t)(g->rm_eo - g->rm_so);
                         }

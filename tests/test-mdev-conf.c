@@ -219,6 +219,17 @@ static void test_unsafe(void)
         CHECK_INT((int)r.n_actions, 1);
         CHECK(r.actions[0].unsafe && !r.actions[0].node);
         mdev_result_clear(&r);
+        mdev_conf_free(c);
+        /* an optional group that took no part stays "%2" (busybox does so) */
+        c = parse("x([^-]*)(-p[0-9])? 0:0 600 =a/%1%2\n", 0);
+        r = match(c, "xn1", 1, 1, UEVENT_ADD, NULL);
+        CHECK_STR(r.actions[0].node, "a/n1%2");
+        mdev_result_clear(&r);
+        r = match(c, "xn1-p2", 1, 1, UEVENT_ADD, NULL);
+        CHECK_STR(r.actions[0].node, "a/n1-p2");
+        mdev_result_clear(&r);
+        mdev_conf_free(c);
+        c = parse("x(.*) 0:0 600 =a/%1\n", 0);
         r = match(c, "xok", 1, 1, UEVENT_ADD, NULL);
         CHECK(!r.actions[0].unsafe);
         CHECK_STR(r.actions[0].node, "a/ok");
