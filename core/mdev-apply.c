@@ -27,7 +27,8 @@ bool mdev_result_has_node(const struct mdev_result *res, const char *name)
         return false;
 }
 
-int mdev_apply_add(int devfd, struct devdir_cache *dirs, const struct mdev_result *res, char type, dev_t devnum)
+int mdev_apply_add(int devfd, struct devdir_cache *dirs, const struct mdev_result *res, char type,
+                   dev_t devnum)
 {
         int first = 0, r;
 

@@ -23,7 +23,8 @@ bool mdev_result_has_node(const struct mdev_result *res, const char *name);
 /* Add event: makes every action's node (type 'c' or 'b', devnum) with its mode and owner, in
  * order, then each '>' link (the device name pointing to its node, relative). Every action is
  * tried; 0 or the first -errno. */
-int mdev_apply_add(int devfd, struct devdir_cache *dirs, const struct mdev_result *res, char type, dev_t devnum);
+int mdev_apply_add(int devfd, struct devdir_cache *dirs, const struct mdev_result *res, char type,
+                   dev_t devnum);
 
 /* Remove event: removes each '>' link that still points to its node, then each node that still
  * is the device's (and directories left empty). 0 or the first -errno. */

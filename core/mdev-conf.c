@@ -499,7 +499,8 @@ static bool rule_matches(const struct mdev_rule *r, const struct mdev_device *d,
         *ret_s = NULL;
         switch (r->kind) {
         case MDEV_MATCH_DEVT:
-                return d->has_devt && d->major == r->major && d->minor >= r->minor_lo && d->minor <= r->minor_hi;
+                return d->has_devt && d->major == r->major && d->minor >= r->minor_lo &&
+                       d->minor <= r->minor_hi;
         case MDEV_MATCH_ENV: {
                 const char *v = d->getenv(r->envvar, d->userdata);
                 *ret_s = v;

@@ -49,20 +49,20 @@ struct mdev_env_match {
 
 struct mdev_rule {
         unsigned line;
-        bool keep_matching; /* '-' */
+        bool keep_matching;         /* '-' */
         struct mdev_env_match *env; /* VAR=regex; prefixes, all must match */
         size_t n_env;
         enum mdev_match_kind kind;
-        char *envvar; /* MDEV_MATCH_ENV */
-        regex_t re;   /* MDEV_MATCH_NAME, MDEV_MATCH_ENV */
+        char *envvar;                       /* MDEV_MATCH_ENV */
+        regex_t re;                         /* MDEV_MATCH_NAME, MDEV_MATCH_ENV */
         unsigned major, minor_lo, minor_hi; /* MDEV_MATCH_DEVT */
         uid_t uid;
         gid_t gid;
         mode_t mode;
-        char op;     /* '=', '>', '!' or 0 */
-        char *path;  /* for '=' and '>' */
-        char when;   /* '@', '$', '*' or 0 */
-        char *cmd;   /* NULL when there is none */
+        char op;    /* '=', '>', '!' or 0 */
+        char *path; /* for '=' and '>' */
+        char when;  /* '@', '$', '*' or 0 */
+        char *cmd;  /* NULL when there is none */
 };
 
 struct mdev_conf {
@@ -95,15 +95,15 @@ struct mdev_device {
 
 /* One matched line, as it applies to this event. */
 struct mdev_action {
-        unsigned line;     /* 0 for the implicit last line */
-        char *node;        /* the node's name below /dev; NULL: no node for this line ('!', no devt) */
-        char *link;        /* '>': the device name, to be linked to node; else NULL */
-        bool unsafe;       /* the name left the /dev root after %N substitution: no node made */
+        unsigned line; /* 0 for the implicit last line */
+        char *node;    /* the node's name below /dev; NULL: no node for this line ('!', no devt) */
+        char *link;    /* '>': the device name, to be linked to node; else NULL */
+        bool unsafe;   /* the name left the /dev root after %N substitution: no node made */
         mode_t mode;
         uid_t uid;
         gid_t gid;
-        char *mdev;        /* $MDEV for the command */
-        const char *cmd;   /* the command this event runs (borrowed from the conf), or NULL */
+        char *mdev;      /* $MDEV for the command */
+        const char *cmd; /* the command this event runs (borrowed from the conf), or NULL */
 };
 
 struct mdev_result {

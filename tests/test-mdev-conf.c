@@ -30,8 +30,11 @@ static struct mdev_result match(const struct mdev_conf *c, const char *name, int
                                 enum uevent_action action, const char *const *env)
 {
         static const char *const none[] = {NULL};
-        struct mdev_device d = {.name = name, .has_devt = maj >= 0, .major = maj < 0 ? 0 : (unsigned)maj,
-                                .minor = min < 0 ? 0 : (unsigned)min, .getenv = env_of,
+        struct mdev_device d = {.name = name,
+                                .has_devt = maj >= 0,
+                                .major = maj < 0 ? 0 : (unsigned)maj,
+                                .minor = min < 0 ? 0 : (unsigned)min,
+                                .getenv = env_of,
                                 .userdata = (void *)(env ? env : none)};
         struct mdev_result r = {0};
         CHECK_INT(mdev_conf_match(c, &d, action, &r), 0);
@@ -55,7 +58,8 @@ static void test_forms(void)
                                     0);
         CHECK_INT((int)c->n_rules, 9);
         const struct mdev_rule *r = c->rules[0];
-        CHECK(r->kind == MDEV_MATCH_NAME && !r->keep_matching && r->mode == 0666 && r->uid == 0 && r->gid == 0);
+        CHECK(r->kind == MDEV_MATCH_NAME && !r->keep_matching && r->mode == 0666 && r->uid == 0 &&
+              r->gid == 0);
         CHECK_INT((int)r->line, 4);
         r = c->rules[1];
         CHECK(r->keep_matching && r->mode == 0640 && r->op == '=' && streq(r->path, "disks/") && !r->cmd);
@@ -83,27 +87,27 @@ static void test_forms(void)
 static void test_bad_lines(void)
 {
         /* each bad line is skipped and counted, the good ones around them load */
-        struct mdev_conf *c = parse("ttyS0\n"                         /* 1 field */
-                                    "ttyS0 0:0\n"                     /* 2 fields */
-                                    "ttyS0 nosuchuser-xyz:0 600\n"    /* unknown user */
-                                    "ttyS0 0:nosuchgroup-xyz 600\n"   /* unknown group */
-                                    "ttyS0 daemon.tty 600\n"          /* busybox: unknown user */
-                                    "ttyS0 :5 600\n"                  /* empty user */
-                                    "ttyS0 0:0 608\n"                 /* not octal */
-                                    "ttyS0 0:0 17777\n"               /* too big */
-                                    "ttyS0 0:0 600 foo\n"             /* neither path nor command */
-                                    "ttyS0 0:0 600 !x\n"              /* '!' with more */
-                                    "ttyS0 0:0 600 =/abs/\n"          /* leaves /dev */
-                                    "ttyS0 0:0 600 >../x\n"           /* leaves /dev */
-                                    "ttyS0 0:0 600 =a/../../x\n"      /* leaves /dev */
-                                    "ttyS0 0:0 600 =a//b\n"           /* empty component */
-                                    "tty(S0 0:0 600\n"                /* bad regex */
-                                    "@4 0:0 600\n"                    /* no minor */
-                                    "@4,70-64 0:0 600\n"              /* empty range */
-                                    "@4,x 0:0 600\n"                  /* not a number */
-                                    "$=x 0:0 600\n"                   /* no variable */
-                                    "$FOO 0:0 600\n"                  /* no '=' */
-                                    "A=(;ttyS0 0:0 600\n"             /* bad prefix regex */
+        struct mdev_conf *c = parse("ttyS0\n"                       /* 1 field */
+                                    "ttyS0 0:0\n"                   /* 2 fields */
+                                    "ttyS0 nosuchuser-xyz:0 600\n"  /* unknown user */
+                                    "ttyS0 0:nosuchgroup-xyz 600\n" /* unknown group */
+                                    "ttyS0 daemon.tty 600\n"        /* busybox: unknown user */
+                                    "ttyS0 :5 600\n"                /* empty user */
+                                    "ttyS0 0:0 608\n"               /* not octal */
+                                    "ttyS0 0:0 17777\n"             /* too big */
+                                    "ttyS0 0:0 600 foo\n"           /* neither path nor command */
+                                    "ttyS0 0:0 600 !x\n"            /* '!' with more */
+                                    "ttyS0 0:0 600 =/abs/\n"        /* leaves /dev */
+                                    "ttyS0 0:0 600 >../x\n"         /* leaves /dev */
+                                    "ttyS0 0:0 600 =a/../../x\n"    /* leaves /dev */
+                                    "ttyS0 0:0 600 =a//b\n"         /* empty component */
+                                    "tty(S0 0:0 600\n"              /* bad regex */
+                                    "@4 0:0 600\n"                  /* no minor */
+                                    "@4,70-64 0:0 600\n"            /* empty range */
+                                    "@4,x 0:0 600\n"                /* not a number */
+                                    "$=x 0:0 600\n"                 /* no variable */
+                                    "$FOO 0:0 600\n"                /* no '=' */
+                                    "A=(;ttyS0 0:0 600\n"           /* bad prefix regex */
                                     "good 0:0 600\n",
                                     21);
         CHECK_INT((int)c->n_rules, 1);
