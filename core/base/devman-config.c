@@ -220,6 +220,17 @@ static int set_resolve_names(struct devman_config *c, const char *v)
         return 0;
 }
 
+static int set_mdev_conf(struct devman_config *c, const char *v)
+{
+        if (isempty(v)) {
+                c->mdev_conf = mfree(c->mdev_conf);
+                return 0;
+        }
+        if (v[0] != '/')
+                return -EINVAL; /* the daemon changes to "/" */
+        return devman_config_set_path(&c->mdev_conf, v);
+}
+
 static const struct {
         const char *key;     /* udev.conf spelling */
         const char *cmdline; /* suffix after devman. / udev. on the kernel command line */
@@ -231,6 +242,7 @@ static const struct {
         {"event_timeout", "event_timeout", set_event_timeout},
         {"timeout_signal", "timeout_signal", set_timeout_signal},
         {"resolve_names", "resolve_names", set_resolve_names},
+        {"mdev_conf", "mdev_conf", set_mdev_conf},
 };
 
 int devman_config_set(struct devman_config *c, const char *key, const char *value)
@@ -293,6 +305,7 @@ struct devman_config *devman_config_free(struct devman_config *c)
         free(c->sysfs_root);
         free(c->dev_root);
         free(c->run_root);
+        free(c->mdev_conf);
         return mfree(c);
 }
 

@@ -24,6 +24,7 @@
  *   event_timeout  time span > 0, or "infinity"
  *   timeout_signal signal: "SIGTERM", "TERM", "RTMIN+2" or a number
  *   resolve_names  early, late or never
+ *   mdev_conf      a busybox mdev.conf to apply after the rules (absolute path; empty: none)
  * An unknown key or a bad value is logged as `file:line: …, ignoring` and skipped; the other
  * lines still apply.
  *
@@ -61,6 +62,7 @@ struct devman_config {
         char **rules_dirs; /* NULL-terminated, in priority order: a file name found in an earlier
                             * directory hides the same name in later ones */
         size_t n_rules_dirs;
+        char *mdev_conf;   /* busybox mdev.conf applied after the rules, or NULL */
 };
 
 /* Allocates a configuration holding the built-in defaults. 0 or -ENOMEM. */

@@ -30,6 +30,7 @@ struct spawn_job {
         char *cmd;
         char **argv;
         char **envp;
+        char *cwd; /* opts.cwd, copied */
         struct spawn_options opts;
         spawn_done_fn done;
         void *userdata;
@@ -196,6 +197,7 @@ static struct spawn_job *job_free(struct spawn_job *j)
         if (j->exec_error_fd >= 0)
                 close(j->exec_error_fd);
         free(j->cmd);
+        free(j->cwd);
         strv_free(j->argv);
         strv_free(j->envp);
         free(j);
@@ -395,6 +397,10 @@ _Noreturn static void child_exec(struct spawn_job *j, const struct child_fds *fd
         if (close_range(4, ~0U, 0) < 0)
                 for (int fd = 4; fd <= fds->max_fd; fd++)
                         (void)close(fd);
+        if (j->cwd && chdir(j->cwd) < 0) {
+                e = errno;
+                goto fail;
+        }
 
         execve(j->argv[0], j->argv, j->envp);
         e = errno;
@@ -656,7 +662,11 @@ int spawn_start(struct spawn_manager *m, const char *cmd, char **envp, const str
                 r = -ENOMEM;
                 goto fail;
         }
-        r = spawn_split_command(cmd, &j->argv);
+        if (j->opts.shell) {
+                char *const sh[] = {"/bin/sh", "-c", j->cmd, NULL};
+                r = strv_copy(sh, &j->argv);
+        } else
+                r = spawn_split_command(cmd, &j->argv);
         if (r < 0)
                 goto fail;
         if (!j->argv[0] || !j->argv[0][0]) {
@@ -675,6 +685,11 @@ int spawn_start(struct spawn_manager *m, const char *cmd, char **envp, const str
         r = strv_copy(envp, &j->envp);
         if (r < 0)
                 goto fail;
+        if (j->opts.cwd && !(j->cwd = strdup(j->opts.cwd))) {
+                r = -ENOMEM;
+                goto fail;
+        }
+        j->opts.cwd = NULL; /* the caller's string may go */
 
         /* FIFO: start now only when nobody is waiting and there is room. */
         if (m->queue.n == 0 && (m->children_max == 0 || m->running.n < m->children_max)) {

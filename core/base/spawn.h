@@ -38,6 +38,8 @@ struct spawn_options {
         uint64_t kill_grace_usec; /* then SIGKILL after this; 0: SPAWN_KILL_GRACE_DEFAULT_USEC */
         bool capture_stdout;      /* PROGRAM / IMPORT{program}; RUN programs only get logged */
         size_t output_max;        /* bytes of stdout kept; 0: SPAWN_OUTPUT_MAX_DEFAULT */
+        bool shell;               /* run cmd with /bin/sh -c instead of splitting it (mdev.conf) */
+        const char *cwd;          /* the child's working directory (copied), or NULL: inherited */
 };
 
 /* What the completion callback gets; valid only during the callback. */

@@ -14,6 +14,8 @@
 #include "publish-retry.h"
 #include "links.h"
 #include "log.h"
+#include "mdev-apply.h"
+#include "mdev-conf.h"
 #include "monitor.h"
 #include "netif-rename.h"
 #include "node.h"
@@ -26,7 +28,9 @@ enum step {
         STEP_MODEL,
         STEP_RULES,      /* may wait for a PROGRAM child */
         STEP_RENAME,     /* may wait for a retry timer */
+        STEP_MDEV,       /* mdev.conf: matched; a remove event's commands (may wait for them) */
         STEP_PUBLISH,    /* node, links, database */
+        STEP_MDEV_POST,  /* mdev.conf: the commands of other events (may wait for them) */
         STEP_RUN,        /* may wait for a RUN child */
         STEP_BROADCAST,
         STEP_DONE,
@@ -40,6 +44,9 @@ struct event_run {
         char **old_links; /* links before this event, to update claims */
         char **old_tags;  /* tags of the database entry before this event, to drop stale tag indexes */
         size_t run_index; /* next RUN entry */
+        struct mdev_result mdev; /* the mdev.conf lines that matched (ctx->mdev) */
+        char **mdev_env;  /* the event's environment mdev.conf matches and its commands get */
+        size_t mdev_index; /* next mdev.conf command */
         unsigned rename_attempts;
         sd_event_source *timer; /* rename retry */
         bool old_synced;  /* old_tags are the entry's (the record was synced with the database) */
@@ -57,6 +64,8 @@ static struct event_run *run_free(struct event_run *run)
         if (run) {
                 sd_event_source_disable_unref(run->timer);
                 rules_exec_free(run->exec);
+                mdev_result_clear(&run->mdev);
+                strv_free(run->mdev_env);
                 strv_free(run->old_links);
                 strv_free(run->old_tags);
                 device_unref(run->dev);
@@ -160,7 +169,7 @@ static bool step_rules(struct event_run *run)
         int r;
 
         if (!ctx->rules) {
-                run->step = STEP_PUBLISH;
+                run->step = STEP_MDEV;
                 return false;
         }
         if (!run->exec) {
@@ -176,7 +185,7 @@ static bool step_rules(struct event_run *run)
                 if (r < 0) {
                         log_warning_errno(r, "%s: cannot evaluate rules, skipping them: %m", run->dev->devpath);
                         run->result = r;
-                        run->step = STEP_PUBLISH;
+                        run->step = STEP_MDEV;
                         return false;
                 }
         }
@@ -230,7 +239,7 @@ static bool step_rename(struct event_run *run)
 
         if (!name || ctx->dry_run || d->ifindex <= 0 || !streq_ptr(d->subsystem, "net") ||
             action_of(run) == UEVENT_REMOVE || streq(name, d->sysname)) {
-                run->step = STEP_PUBLISH;
+                run->step = STEP_MDEV;
                 return false;
         }
         /* An ifindex read from a fake sysfs tree names whatever interface the machine has under
@@ -238,7 +247,7 @@ static bool step_rename(struct event_run *run)
         if (!streq(model_sysfs_root(ctx->model), "/sys")) {
                 log_info("%s: not renaming %s to %s: the sysfs root is not the live /sys", d->devpath, d->sysname,
                          name);
-                run->step = STEP_PUBLISH;
+                run->step = STEP_MDEV;
                 return false;
         }
         r = netif_rename(d->ifindex, name, NULL);
@@ -260,6 +269,131 @@ static bool step_rename(struct event_run *run)
                 if (props_set(&d->props, "INTERFACE", name, PROP_KERNEL) < 0)
                         run->result = log_oom();
         }
+        run->step = STEP_MDEV;
+        return false;
+}
+
+static const char *mdev_getenv(const char *key, void *userdata)
+{
+        size_t n = strlen(key);
+        STRV_FOREACH(e, (char **)userdata)
+                if (strncmp(*e, key, n) == 0 && (*e)[n] == '=')
+                        return *e + n + 1;
+        return NULL;
+}
+
+/* Matches d's event against mdev.conf: its environment in *ret_env (what the lines' $VAR and
+ * VAR= see, the base of the commands' environment) and the matched lines in *res. A line the
+ * file does not decide (the implicit last one) keeps the access the rules gave. 0 or -errno. */
+static int mdev_match(const struct process_ctx *ctx, struct device *d, enum uevent_action action, char ***ret_env,
+                      struct mdev_result *res)
+{
+        _cleanup_strv_free_ char **base = NULL, **env = NULL;
+        int r = rules_device_env(d, action, ctx->dev_root, &base);
+        if (r < 0 || (r = mdev_command_env(base, d->devname, NULL, &env)) < 0)
+                return r;
+        const char *slash = strrchr(d->devpath, '/');
+        struct mdev_device md = {
+                .name = d->devname ? d->devname : slash ? slash + 1 : d->devpath,
+                .has_devt = d->devnum_type != 0,
+                .major = major(d->devnum),
+                .minor = minor(d->devnum),
+                .getenv = mdev_getenv,
+                .userdata = env,
+        };
+        r = mdev_conf_match(ctx->mdev, &md, action, res);
+        if (r < 0)
+                return r;
+        const struct device_udev *u = d->udev;
+        for (size_t i = 0; i < res->n_actions; i++) {
+                struct mdev_action *a = &res->actions[i];
+                if (a->unsafe)
+                        log_warning("%s: %s:%u: node name '%s' leaves the /dev root, making no node", d->devpath,
+                                    ctx->mdev->path, a->line, a->mdev);
+                if (a->line == 0 && u) {
+                        if (u->mode != (mode_t)-1)
+                                a->mode = u->mode;
+                        if (u->uid != (uid_t)-1)
+                                a->uid = u->uid;
+                        if (u->gid != (gid_t)-1)
+                                a->gid = u->gid;
+                }
+        }
+        *ret_env = TAKE_PTR(env);
+        return 0;
+}
+
+static void on_mdev_done(const struct spawn_result *res, void *userdata)
+{
+        struct event_run *run = userdata;
+        run->waiting = false;
+        if (run->aborted) {
+                run_free(run);
+                return;
+        }
+        if (res->error < 0)
+                log_warning_errno(res->error, "%s: mdev.conf command '%s' failed: %m", run->dev->devpath, res->cmd);
+        else if (res->timed_out)
+                log_warning("%s: mdev.conf command '%s' timed out and was killed", run->dev->devpath, res->cmd);
+        else if (res->signal || res->exit_status != 0)
+                log_debug("%s: mdev.conf command '%s' exited with %d", run->dev->devpath, res->cmd,
+                          res->signal ? 128 + res->signal : res->exit_status);
+        advance(run);
+}
+
+/* Runs the matched mdev.conf commands in line order, through /bin/sh -c, with $MDEV; returns
+ * true when it has to wait for one. */
+static bool mdev_commands(struct event_run *run)
+{
+        struct process_ctx *ctx = run->ctx;
+
+        while (!ctx->dry_run && run->mdev_index < run->mdev.n_actions) {
+                const struct mdev_action *a = &run->mdev.actions[run->mdev_index++];
+                _cleanup_strv_free_ char **env = NULL;
+                if (!a->cmd)
+                        continue;
+                if (mdev_command_env(run->mdev_env, NULL, a->mdev, &env) < 0) {
+                        log_oom();
+                        continue;
+                }
+                struct spawn_options so = {.timeout_usec = ctx->event_timeout_usec,
+                                           .timeout_signal = ctx->timeout_signal,
+                                           .shell = true,
+                                           .cwd = ctx->dev_root}; /* busybox runs them in /dev */
+                if (!ctx->spawn) {
+                        struct spawn_sync_result res = {0};
+                        int r = spawn_run_sync(ctx->program_dir, a->cmd, env, &so, &res);
+                        if (r < 0 || res.error < 0)
+                                log_warning_errno(r < 0 ? r : res.error, "%s: mdev.conf command '%s' failed: %m",
+                                                  run->dev->devpath, a->cmd);
+                        free(res.output);
+                        continue;
+                }
+                int r = spawn_start(ctx->spawn, a->cmd, env, &so, on_mdev_done, run);
+                if (r >= 0) {
+                        run->waiting = true;
+                        return true;
+                }
+                log_warning_errno(r, "%s: cannot run mdev.conf command '%s': %m", run->dev->devpath, a->cmd);
+        }
+        return false;
+}
+
+/* After the rules: mdev.conf is matched, and a remove event runs its commands before its
+ * nodes go (as busybox's '$'); returns true when it has to wait for one. */
+static bool step_mdev(struct event_run *run)
+{
+        struct process_ctx *ctx = run->ctx;
+
+        if (ctx->mdev && !run->mdev_env) {
+                int r = mdev_match(ctx, run->dev, action_of(run), &run->mdev_env, &run->mdev);
+                if (r < 0) {
+                        log_warning_errno(r, "%s: cannot match mdev.conf, skipping it: %m", run->dev->devpath);
+                        run->result = r;
+                }
+        }
+        if (run->mdev_env && action_of(run) == UEVENT_REMOVE && mdev_commands(run))
+                return true;
         run->step = STEP_PUBLISH;
         return false;
 }
@@ -285,6 +419,15 @@ static void log_child_outcome(const struct event_run *run, const char *kind, con
                          res->cmd, res->exit_status);
         if (res->truncated)
                 log_warning("%s: %s '%s': output truncated to %zu bytes", devpath, kind, res->cmd, res->output_len);
+}
+
+/* The commands of other events, after the nodes were made ('@' and '*'). */
+static bool step_mdev_post(struct event_run *run)
+{
+        if (run->mdev_env && action_of(run) != UEVENT_REMOVE && mdev_commands(run))
+                return true;
+        run->step = STEP_RUN;
+        return false;
 }
 
 static void on_program_done(const struct spawn_result *res, void *userdata)
@@ -336,10 +479,38 @@ static int make_node(struct process_ctx *ctx, struct device *d, bool made)
         return r < 0 ? r : 0;
 }
 
+/* mdev.conf's nodes and links: made on add, removed on remove, left alone on other events as
+ * busybox does. 0 or -errno, as publish_node(). */
+static int publish_mdev_nodes(struct event_run *run)
+{
+        struct process_ctx *ctx = run->ctx;
+        struct device *d = run->dev;
+        int r;
+
+        if (!d->devnum_type)
+                return 0;
+        if (action_of(run) == UEVENT_REMOVE) {
+                r = mdev_apply_remove(ctx->devfd, ctx->devdirs, &run->mdev, d->devnum_type, d->devnum);
+                if (r < 0)
+                        log_warning_errno(r, "%s: could not remove all of its mdev.conf nodes and links, ignoring: %m",
+                                          d->devpath);
+                return 0;
+        }
+        if (action_of(run) != UEVENT_ADD)
+                return 0;
+        /* the node made before the rules at the kernel's name goes when mdev.conf puts none there */
+        if (run->node_made && d->devname && !mdev_result_has_node(&run->mdev, d->devname))
+                (void)node_remove(ctx->devfd, ctx->devdirs, d->devname, d->devnum_type, d->devnum);
+        return mdev_apply_add(ctx->devfd, ctx->devdirs, &run->mdev, d->devnum_type, d->devnum);
+}
+
 /* 0 or -errno; the caller logs failures to create (removal failures are logged here). */
 static int publish_node(struct event_run *run)
 {
         struct device *d = run->dev;
+
+        if (run->mdev_env) /* mdev.conf decides the nodes */
+                return publish_mdev_nodes(run);
 
         if (action_of(run) != UEVENT_REMOVE)
                 return make_node(run->ctx, d, run->node_made);
@@ -365,7 +536,9 @@ static int publish_links(struct event_run *run, const char *id)
                 return links_remove_all(run->ctx->devfd, run->ctx->devdirs, run->ctx->runfd, id,
                                         run->old_links ? run->old_links : none);
         }
-        return links_update(run->ctx->devfd, run->ctx->devdirs, run->ctx->runfd, id, d->devname,
+        /* with mdev.conf, the rules' links point to its first node */
+        const char *target = run->mdev_env ? mdev_result_primary(&run->mdev) : NULL;
+        return links_update(run->ctx->devfd, run->ctx->devdirs, run->ctx->runfd, id, target ? target : d->devname,
                             run->old_links, d->udev ? d->udev->links : NULL,
                             d->udev ? d->udev->link_priority : 0);
 }
@@ -401,7 +574,7 @@ static void step_publish(struct event_run *run)
         _cleanup_free_ char *id = NULL;
         int node_r, links_r = 0, db_r = 0;
 
-        run->step = STEP_RUN;
+        run->step = STEP_MDEV_POST;
         if (ctx->dry_run)
                 return;
         node_r = publish_node(run);
@@ -444,18 +617,30 @@ static void step_publish(struct event_run *run)
 int process_republish(struct process_ctx *ctx, struct device *d)
 {
         _cleanup_free_ char *id = NULL;
+        _cleanup_strv_free_ char **mdev_env = NULL;
+        struct mdev_result mdev = {0};
+        const char *target = d->devname;
         int r = 0;
 
-        r = make_node(ctx, d, false);
+        if (ctx->mdev) {
+                r = mdev_match(ctx, d, UEVENT_ADD, &mdev_env, &mdev);
+                if (r >= 0 && d->devnum_type)
+                        r = mdev_apply_add(ctx->devfd, ctx->devdirs, &mdev, d->devnum_type, d->devnum);
+                if (mdev_result_primary(&mdev))
+                        target = mdev_result_primary(&mdev);
+        } else
+                r = make_node(ctx, d, false);
         if (r < 0 || device_get_id(d, &id) < 0)
-                return r;
+                goto out;
         if (ctx->runfd >= 0 && d->devname)
-                r = links_update(ctx->devfd, ctx->devdirs, ctx->runfd, id, d->devname, NULL,
+                r = links_update(ctx->devfd, ctx->devdirs, ctx->runfd, id, target, NULL,
                                  d->udev ? d->udev->links : NULL, d->udev ? d->udev->link_priority : 0);
         if (r >= 0 && ctx->run_root) {
                 const struct db_dirs dirs = db_dirs_of(ctx);
                 r = db_update_at(&dirs, d);
         }
+out:
+        mdev_result_clear(&mdev);
         return r;
 }
 
@@ -558,8 +743,16 @@ static void advance(struct event_run *run)
                         if (step_rename(run))
                                 return;
                         break;
+                case STEP_MDEV:
+                        if (step_mdev(run))
+                                return;
+                        break;
                 case STEP_PUBLISH:
                         step_publish(run);
+                        break;
+                case STEP_MDEV_POST:
+                        if (step_mdev_post(run))
+                                return;
                         break;
                 case STEP_RUN:
                         if (step_run(run))

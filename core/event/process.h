@@ -5,7 +5,9 @@
  *   model (apply the uevent; load the device's database entry after a restart)
  *     -> rules (PROGRAM / IMPORT{program} children waited for without blocking)
  *     -> interface rename (NAME= on network devices; a taken name is retried from a timer)
- *     -> node -> links -> database -> RUN (builtins inline, programs as children, in order)
+ *     -> mdev.conf matched, if one is loaded (a remove event runs its '$'/'*' commands here)
+ *     -> node -> links -> database -> mdev.conf's '@'/'*' commands of other events
+ *     -> RUN (builtins inline, programs as children, in order)
  *     -> broadcast to libudev clients
  *
  * so that node, links and database entry exist before RUN programs start and before any
@@ -28,6 +30,7 @@
 #include "queue.h"
 
 struct rules;
+struct mdev_conf;
 struct rules_exec;
 struct monitor;
 struct spawn_manager;
@@ -44,6 +47,9 @@ struct process_ctx {
         int runfd;                /* the run dir, owned by the caller; -1 when there is none */
         struct devdir_cache *rundirs; /* directories below runfd kept open (daemon), or NULL */
         struct rules *rules;      /* compiled rules, or NULL */
+        const struct mdev_conf *mdev; /* busybox mdev.conf, applied after the rules: its lines
+                                       * decide the nodes, their access and links, and add
+                                       * commands (mdev-conf.h); NULL: none */
         struct builtin_ctx *builtins;
         struct monitor *monitor;  /* broadcaster, or NULL */
         struct spawn_manager *spawn; /* children (the daemon's; a private one in process_event_wait) */

@@ -22,6 +22,7 @@
 #include "node.h"
 #include "process.h"
 #include "rules-exec.h"
+#include "mdev-conf.h"
 #include "rules-load.h"
 #include "strv.h"
 
@@ -36,6 +37,7 @@ static void help(void)
                "     --sysfs=DIR         The sysfs tree (default the global --sysfs)\n"
                "     --rules-dir=DIR     A rules directory (repeatable; replaces the defaults)\n"
                "     --root=DIR          Look for the default rules directories below DIR\n"
+               "     --mdev-conf=FILE    Apply busybox mdev.conf FILE after the rules\n"
                "  -N --resolve-names=WHEN  early, late or never (default early)\n"
                "     --config=FILE       Read FILE instead of /etc/devman/devman.conf (as devmand)\n"
                "  -t --event-timeout=SEC  Kill programs after SEC seconds (default: as devmand)\n"
@@ -141,6 +143,7 @@ int verb_test(const struct adm_ctx *ctx, int argc, char **argv)
                 {"sysfs", required_argument, NULL, 'S'},
                 {"rules-dir", required_argument, NULL, 'D'},
                 {"root", required_argument, NULL, 'R'},
+                {"mdev-conf", required_argument, NULL, 'M'},
                 {"resolve-names", required_argument, NULL, 'N'},
                 {"debug", no_argument, NULL, 'd'},
                 {"config", required_argument, NULL, 'C'},
@@ -148,7 +151,8 @@ int verb_test(const struct adm_ctx *ctx, int argc, char **argv)
                 {"timeout-signal", required_argument, NULL, 'T'},
                 {},
         };
-        const char *sysfs = ctx->sysfs_root, *root = NULL;
+        const char *sysfs = ctx->sysfs_root, *root = NULL, *mdev_path = NULL;
+        _cleanup_(mdev_conf_freep) struct mdev_conf *mdev = NULL;
         enum uevent_action action = UEVENT_ADD;
         enum resolve_names resolve = RESOLVE_NAMES_EARLY;
         _cleanup_strv_free_ char **dirs = NULL, **settings = NULL;
@@ -182,6 +186,9 @@ int verb_test(const struct adm_ctx *ctx, int argc, char **argv)
                         break;
                 case 'R':
                         root = optarg;
+                        break;
+                case 'M':
+                        mdev_path = optarg;
                         break;
                 case 'N':
                         r = devman_resolve_names_from_string(optarg);
@@ -231,6 +238,13 @@ int verb_test(const struct adm_ctx *ctx, int argc, char **argv)
                 log_error_errno(r, "Cannot load rules: %m");
                 return 1;
         }
+        if (mdev_path) {
+                r = mdev_conf_load(mdev_path, &mdev, NULL); /* bad lines are logged */
+                if (r < 0) {
+                        log_error_errno(r, "Cannot read %s: %m", mdev_path);
+                        return 1;
+                }
+        }
         if (apply) {
                 r = fs_open_dir(ctx->dev_root, false, &devfd);
                 if (r >= 0)
@@ -264,6 +278,7 @@ int verb_test(const struct adm_ctx *ctx, int argc, char **argv)
                 .devfd = devfd,
                 .runfd = runfd,
                 .rules = rules,
+                .mdev = mdev,
                 .builtins = &bctx,
                 .event_timeout_usec = config->event_timeout_usec,
                 .timeout_signal = config->timeout_signal,

@@ -31,6 +31,7 @@ struct devmand_args {
         const char *config_file;
         const char *uevent_socket; /* tests on a fake sysfs: uevents from here, not the kernel */
         const char *sysfs_root, *dev_root, *run_root;
+        const char *mdev_conf;
         char **rules_dirs;
         char **settings; /* "key=value" in udev.conf terms, in command-line order */
 };
@@ -53,6 +54,7 @@ static void help(void)
                "     --rules-dir=DIR         read rules from DIR instead of the standard directories\n"
                "                             (repeatable)\n"
                "     --config=FILE           read FILE instead of /etc/devman/devman.conf\n"
+               "     --mdev-conf=FILE        apply busybox mdev.conf FILE after the rules\n"
                "  -c --children-max=N        run at most N programs at once\n"
                "  -e --exec-delay=SEC        wait SEC seconds before each RUN program\n"
                "  -t --event-timeout=SEC     kill programs of an event after SEC seconds (default 180)\n"
@@ -81,6 +83,7 @@ enum {
         ARG_RECEIVE_BUFFER,
         ARG_SCHED_SLICE,
         ARG_UEVENT_SOCKET,
+        ARG_MDEV_CONF,
 };
 
 static int push_setting(struct devmand_args *a, const char *key, const char *value)
@@ -105,6 +108,7 @@ static int parse_args(int argc, char **argv, struct devmand_args *a)
                 {"run", required_argument, NULL, ARG_RUN},
                 {"rules-dir", required_argument, NULL, ARG_RULES_DIR},
                 {"config", required_argument, NULL, ARG_CONFIG},
+                {"mdev-conf", required_argument, NULL, ARG_MDEV_CONF},
                 {"children-max", required_argument, NULL, 'c'},
                 {"exec-delay", required_argument, NULL, 'e'},
                 {"event-timeout", required_argument, NULL, 't'},
@@ -153,6 +157,9 @@ static int parse_args(int argc, char **argv, struct devmand_args *a)
                         break;
                 case ARG_CONFIG:
                         a->config_file = optarg;
+                        break;
+                case ARG_MDEV_CONF:
+                        a->mdev_conf = optarg;
                         break;
                 case 'c':
                         r = push_setting(a, "children_max", optarg);
@@ -258,7 +265,8 @@ static int apply_args(const struct devmand_args *a, struct devman_config *c)
         }
         if ((a->sysfs_root && (r = set_absolute_path(&c->sysfs_root, a->sysfs_root)) < 0) ||
             (a->dev_root && (r = set_absolute_path(&c->dev_root, a->dev_root)) < 0) ||
-            (a->run_root && (r = set_absolute_path(&c->run_root, a->run_root)) < 0)) {
+            (a->run_root && (r = set_absolute_path(&c->run_root, a->run_root)) < 0) ||
+            (a->mdev_conf && (r = set_absolute_path(&c->mdev_conf, a->mdev_conf)) < 0)) {
                 fprintf(stderr, "devmand: invalid root directory: %s\n", strerror(-r));
                 return -EINVAL;
         }

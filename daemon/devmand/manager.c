@@ -28,6 +28,7 @@
 #include "process.h"
 #include "queue.h"
 #include "reconcile.h"
+#include "mdev-conf.h"
 #include "rules-load.h"
 #include "spawn.h"
 #include "static-perms.h"
@@ -112,6 +113,7 @@ struct manager {
 
         struct model *model;
         struct rules *rules;
+        struct mdev_conf *mdev; /* config->mdev_conf, loaded with the rules */
         struct builtin_ctx builtins;
         bool builtins_ready;
         struct spawn_manager *spawn;
@@ -269,11 +271,26 @@ static int load_rules(struct manager *m)
                 .resolve_names = m->config->resolve_names,
         };
         struct rules *rules = NULL;
-        int r = rules_load(&o, &rules);
-        if (r < 0)
+        struct mdev_conf *mdev = NULL;
+        unsigned bad = 0;
+        int r;
+        if (m->config->mdev_conf) {
+                r = mdev_conf_load(m->config->mdev_conf, &mdev, &bad);
+                if (r < 0)
+                        return log_error_errno(r, "Cannot read %s: %m", m->config->mdev_conf);
+                if (bad > 0)
+                        log_warning("%s loaded with %u bad lines (skipped)", m->config->mdev_conf, bad);
+        }
+        r = rules_load(&o, &rules);
+        if (r < 0) {
+                mdev_conf_free(mdev);
                 return log_error_errno(r, "Cannot load rules: %m");
+        }
         if (r > 0)
                 log_warning("Rules loaded with %d errors (those lines are skipped)", r);
+        mdev_conf_free(m->mdev);
+        m->mdev = mdev;
+        m->process.mdev = mdev;
         m->process.rules = NULL;
         rules_free(m->rules);
         m->rules = rules;
@@ -772,6 +789,7 @@ int manager_new(const struct manager_options *o, struct manager **ret)
                 .runfd = m->runfd,
                 .rundirs = &m->rundirs,
                 .rules = m->rules,
+                .mdev = m->mdev,
                 .builtins = &m->builtins,
                 .spawn = m->spawn,
                 .retry = m->retry,
@@ -807,6 +825,7 @@ struct manager *manager_free(struct manager *m)
                 builtin_exit_all(&m->builtins);
         monitor_free(m->monitor);
         rules_free(m->rules);
+        mdev_conf_free(m->mdev);
         props_clear(&m->global_props);
         sd_event_source_unref(m->kernel_source);
         sd_event_source_unref(m->start_source);

@@ -595,8 +595,26 @@ static void test_load_precedence(void)
         rm_tree(root);
 }
 
+/* mdev_conf: an absolute path, empty for none; relative paths are refused (the daemon changes
+ * to "/"); the kernel command line spelling too. */
+static void test_mdev_conf(void)
+{
+        int skipped = -1;
+        struct devman_config *c = new_config();
+        CHECK(c->mdev_conf == NULL);
+        devman_config_free(c);
+        c = parse_text("mdev_conf=/etc/mdev.conf\nmdev_conf=relative.conf\n", &skipped);
+        CHECK_INT(skipped, 1);
+        CHECK_STR(c->mdev_conf, "/etc/mdev.conf");
+        CHECK_INT(devman_config_set(c, "mdev_conf", ""), 0);
+        CHECK(c->mdev_conf == NULL);
+        CHECK_INT(devman_config_parse_cmdline(c, "quiet devman.mdev_conf=/x/mdev.conf", false), 0);
+        CHECK_STR(c->mdev_conf, "/x/mdev.conf");
+        devman_config_free(c);
+}
+
 TEST_MAIN(TEST(test_defaults), TEST(test_paths_and_rules_dirs), TEST(test_every_key), TEST(test_bad_values),
           TEST(test_unknown_keys_and_syntax), TEST(test_diagnostics_name_file_and_line),
           TEST(test_quoting_comments_whitespace), TEST(test_shipped_example), TEST(test_missing_file),
           TEST(test_value_parsers), TEST(test_cmdline), TEST(test_cmdline_initrd),
-          TEST(test_load_precedence))
+          TEST(test_load_precedence), TEST(test_mdev_conf))

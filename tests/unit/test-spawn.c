@@ -610,8 +610,29 @@ static void test_signal_reset(void)
         check_no_children();
 }
 
+/* mdev.conf commands: the whole line to /bin/sh -c (quotes of both kinds, a '#' inside a word, a pipe),
+ * run in the given directory; a directory that cannot be entered is an exec error. */
+static void test_shell_and_cwd(void)
+{
+        struct spawn_sync_result r = {0};
+        struct spawn_options o = {.capture_stdout = true, .shell = true, .cwd = "/proc/self"};
+        char *env[] = {"MDEV=tty0", NULL};
+
+        CHECK_INT(spawn_run_sync(NULL, "echo \"it's\" 'a \"b\"' a#x | tr a A; pwd -P; echo $MDEV", env, &o, &r), 0);
+        CHECK(r.output && strstr(r.output, "it's A \"b\" A#x\n") == r.output);
+        CHECK(r.output && strstr(r.output, "\ntty0\n"));
+        CHECK(r.output && strstr(r.output, "\n/proc/") != NULL); /* /proc/self is the child itself */
+        CHECK_INT(r.exit_status, 0);
+        free(r.output);
+        r = (struct spawn_sync_result){0};
+        o.cwd = "/nonexistent-devman-dir";
+        CHECK_INT(spawn_run_sync(NULL, "true", env, &o, &r), 0);
+        CHECK_INT(r.error, -ENOENT);
+        free(r.output);
+}
+
 TEST_MAIN(TEST(test_split), TEST(test_capture_and_status), TEST(test_environment), TEST(test_fds),
           TEST(test_timeout_signal), TEST(test_timeout_kill), TEST(test_children_max),
           TEST(test_libdir_and_exec_errors), TEST(test_truncation), TEST(test_stderr_logged),
           TEST(test_start_from_callback_and_free), TEST(test_signal_reset), TEST(test_grandchild_holds_pipe),
-          TEST(test_sync))
+          TEST(test_sync), TEST(test_shell_and_cwd))
