@@ -244,15 +244,18 @@ def per_run(sessions):
     out = {}
     for r in sessions:
         if not r.get('error') and r.get('run') is not None:
-            out.setdefault(r['peer'], {})[r['run']] = session_metrics(r)
+            # a run's scale or callgrind session adds its figures to the run's live ones
+            out.setdefault(r['peer'], {}).setdefault(r['run'], {}).update(session_metrics(r))
     return out
 
 
-# The fairness target: a backlog queued before a storm finishes under the storm within this
-# factor of its time alone. Reading the storm costs the daemon something (one recvmsg and a
-# queue entry per uevent, the kernel's own work on the same two CPUs): what must not happen is
-# the storm going ahead of what was queued, which a daemon without a bound shows as a backlog
-# finishing only after the storm (a slowdown of the storm's whole length, 10x and more).
+# The fairness targets. Reading a storm costs every daemon something, and the storm's kernel
+# work (adding loop devices, under the same sysfs locks) shares the two CPUs: the floor's own
+# backlog takes 0.3-3.5x longer under the storm on this machine. What must not happen is the
+# storm going ahead of what was queued: no storm device may be finished before the backlog's
+# last, and the backlog may slow down at most FAIR_SLOWDOWN_LIMIT times as much as the floor's
+# in the same run (a daemon that read and handled the storm first would finish the backlog
+# only after the storm: hundreds of ms, 5-10x and more).
 FAIR_SLOWDOWN_LIMIT = 1.5
 
 
@@ -308,8 +311,11 @@ def check_targets(doc, storm, drain):
     for dm in ('devman-empty', 'devman-stock'):
         vals = [abs(m['idle_growth_kib']) for m in runs.get(dm, {}).values() if m.get('idle_growth_kib') is not None]
         verdict(f'no growth ({dm}): idle RSS after storms = before +- 8 KiB', vals, 8, ' KiB')
-    absolute(f'fairness: a backlog under a storm of {doc["args"].get("fair_storm")} <= {FAIR_SLOWDOWN_LIMIT}x '
-             'its time alone (stock)', 'devman-stock', 'fair_slowdown', FAIR_SLOWDOWN_LIMIT, 'x')
+    fs = doc['args'].get('fair_storm')
+    absolute(f'fairness (stock): no device of a storm of {fs} finished before the queued backlog\'s last',
+             'devman-stock', 'fair_overtaking', 0, '')
+    ratio(f'fairness (stock): backlog slowdown under a storm of {fs} <= {FAIR_SLOWDOWN_LIMIT}x the floor\'s',
+          'devman-stock', 'fair_slowdown', 'floor', FAIR_SLOWDOWN_LIMIT)
     # scale: separate sessions (at most 3), not paired with a peer
     for dm in ('devman-empty', 'devman-stock'):
         scale = [session_metrics(r) for r in doc['sessions'] if r['peer'] == dm and r.get('scale') and not r.get('error')]
