@@ -18,7 +18,7 @@ DEPS="meson ninja-build pkg-config gcc binutils clang libclang-rt-14-dev
 libsystemd-dev libnl-3-dev libnl-route-3-dev libevdev-dev libblkid-dev libkmod-dev
 libudev-dev udev valgrind python3 kmod util-linux e2fsprogs dosfstools fdisk
 scdoc groff-base mandoc shellcheck systemd iproute2 acl
-busybox-static qemu-system-x86 cpio zstd libinput-tools execline s6 time"
+busybox-static qemu-system-x86 cpio zstd libinput-tools execline s6 time autoconf automake libtool gperf"
 
 install_deps() {
     missing=""
