@@ -323,6 +323,29 @@ static int mdev_match(const struct process_ctx *ctx, struct device *d, enum ueve
         return 0;
 }
 
+/* One log line per child that did not succeed, for PROGRAM and RUN alike (spawn.c logs the
+ * details at debug level). */
+static void log_child_outcome(const struct event_run *run, const char *kind, const struct spawn_result *res)
+{
+        const char *devpath = run->dev->devpath;
+        if (res->error < 0)
+                log_warning_errno(res->error, "%s: %s '%s' failed: %m", devpath, kind, res->cmd);
+        else if (res->timed_out && res->signal)
+                log_warning("%s: %s '%s' timed out and was killed by signal %d", devpath, kind, res->cmd,
+                            res->signal);
+        else if (res->timed_out)
+                log_warning("%s: %s '%s' timed out and exited with %d", devpath, kind, res->cmd,
+                            res->exit_status);
+        else if (res->signal)
+                log_warning("%s: %s '%s' was killed by signal %d", devpath, kind, res->cmd, res->signal);
+        else if (res->exit_status != 0)
+                /* a failing PROGRAM is a rule that does not match; a failing RUN is worth a warning */
+                log_full(streq(kind, "RUN") ? LOG_WARNING : LOG_DEBUG, "%s: %s '%s' exited with %d", devpath, kind,
+                         res->cmd, res->exit_status);
+        if (res->truncated)
+                log_warning("%s: %s '%s': output truncated to %zu bytes", devpath, kind, res->cmd, res->output_len);
+}
+
 static void on_mdev_done(const struct spawn_result *res, void *userdata)
 {
         struct event_run *run = userdata;
@@ -331,13 +354,7 @@ static void on_mdev_done(const struct spawn_result *res, void *userdata)
                 run_free(run);
                 return;
         }
-        if (res->error < 0)
-                log_warning_errno(res->error, "%s: mdev.conf command '%s' failed: %m", run->dev->devpath, res->cmd);
-        else if (res->timed_out)
-                log_warning("%s: mdev.conf command '%s' timed out and was killed", run->dev->devpath, res->cmd);
-        else if (res->signal || res->exit_status != 0)
-                log_debug("%s: mdev.conf command '%s' exited with %d", run->dev->devpath, res->cmd,
-                          res->signal ? 128 + res->signal : res->exit_status);
+        log_child_outcome(run, "mdev.conf command", res);
         advance(run);
 }
 
@@ -360,15 +377,6 @@ static bool mdev_commands(struct event_run *run)
                                            .timeout_signal = ctx->timeout_signal,
                                            .shell = true,
                                            .cwd = ctx->dev_root}; /* busybox runs them in /dev */
-                if (!ctx->spawn) {
-                        struct spawn_sync_result res = {0};
-                        int r = spawn_run_sync(ctx->program_dir, a->cmd, env, &so, &res);
-                        if (r < 0 || res.error < 0)
-                                log_warning_errno(r < 0 ? r : res.error, "%s: mdev.conf command '%s' failed: %m",
-                                                  run->dev->devpath, a->cmd);
-                        free(res.output);
-                        continue;
-                }
                 int r = spawn_start(ctx->spawn, a->cmd, env, &so, on_mdev_done, run);
                 if (r >= 0) {
                         run->waiting = true;
@@ -396,29 +404,6 @@ static bool step_mdev(struct event_run *run)
                 return true;
         run->step = STEP_PUBLISH;
         return false;
-}
-
-/* One log line per child that did not succeed, for PROGRAM and RUN alike (spawn.c logs the
- * details at debug level). */
-static void log_child_outcome(const struct event_run *run, const char *kind, const struct spawn_result *res)
-{
-        const char *devpath = run->dev->devpath;
-        if (res->error < 0)
-                log_warning_errno(res->error, "%s: %s '%s' failed: %m", devpath, kind, res->cmd);
-        else if (res->timed_out && res->signal)
-                log_warning("%s: %s '%s' timed out and was killed by signal %d", devpath, kind, res->cmd,
-                            res->signal);
-        else if (res->timed_out)
-                log_warning("%s: %s '%s' timed out and exited with %d", devpath, kind, res->cmd,
-                            res->exit_status);
-        else if (res->signal)
-                log_warning("%s: %s '%s' was killed by signal %d", devpath, kind, res->cmd, res->signal);
-        else if (res->exit_status != 0)
-                /* a failing PROGRAM is a rule that does not match; a failing RUN is worth a warning */
-                log_full(streq(kind, "RUN") ? LOG_WARNING : LOG_DEBUG, "%s: %s '%s' exited with %d", devpath, kind,
-                         res->cmd, res->exit_status);
-        if (res->truncated)
-                log_warning("%s: %s '%s': output truncated to %zu bytes", devpath, kind, res->cmd, res->output_len);
 }
 
 /* The commands of other events, after the nodes were made ('@' and '*'). */
