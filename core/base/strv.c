@@ -30,6 +30,15 @@ bool strv_contains(char *const *l, const char *s)
         return false;
 }
 
+const char *strv_env_get(char *const *env, const char *key)
+{
+        size_t n = strlen(key);
+        STRV_FOREACH(e, env)
+                if (strncmp(*e, key, n) == 0 && (*e)[n] == '=')
+                        return *e + n + 1;
+        return NULL;
+}
+
 int strv_push_copy(char ***l, const char *s)
 {
         size_t n = strv_length(*l);

@@ -13,6 +13,8 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(char *, strv_free)
 
 size_t strv_length(char *const *l);
 bool strv_contains(char *const *l, const char *s);
+/* The value of key in an environment list ("KEY=VALUE" entries), or NULL. */
+const char *strv_env_get(char *const *env, const char *key);
 /* Appends a copy of s (always, duplicates allowed); 0 or -ENOMEM. */
 int strv_push_copy(char ***l, const char *s);
 /* Appends a copy of s unless present; 1 if added, 0 if present, -ENOMEM. */

@@ -275,11 +275,7 @@ static bool step_rename(struct event_run *run)
 
 static const char *mdev_getenv(const char *key, void *userdata)
 {
-        size_t n = strlen(key);
-        STRV_FOREACH(e, (char **)userdata)
-                if (strncmp(*e, key, n) == 0 && (*e)[n] == '=')
-                        return *e + n + 1;
-        return NULL;
+        return strv_env_get(userdata, key);
 }
 
 /* Matches d's event against mdev.conf: its environment in *ret_env (what the lines' $VAR and

@@ -9,6 +9,7 @@
 
 #include "macros.h"
 #include "node.h"
+#include "strfmt.h"
 #include "strv.h"
 
 const char *mdev_result_primary(const struct mdev_result *res)
@@ -107,28 +108,6 @@ int mdev_apply_remove(int devfd, struct devdir_cache *dirs, const struct mdev_re
         return first;
 }
 
-static bool has_key(char *const *env, const char *key)
-{
-        size_t n = strlen(key);
-        for (char *const *e = env; e && *e; e++)
-                if (strncmp(*e, key, n) == 0 && (*e)[n] == '=')
-                        return true;
-        return false;
-}
-
-/* "KEY=VALUE" in a new string, or NULL. */
-static char *kv_new(const char *key, const char *value)
-{
-        size_t k = strlen(key), v = strlen(value);
-        char *s = malloc(k + v + 2);
-        if (s) {
-                memcpy(s, key, k);
-                s[k] = '=';
-                memcpy(s + k + 1, value, v + 1);
-        }
-        return s;
-}
-
 int mdev_command_env(char *const *base, const char *devname, const char *mdev, char ***ret)
 {
         _cleanup_(strv_builder_done) struct strv_builder b = {0};
@@ -137,14 +116,14 @@ int mdev_command_env(char *const *base, const char *devname, const char *mdev, c
                 if (!(devname && startswith(*e, "DEVNAME=")) && !(mdev && startswith(*e, "MDEV=")) &&
                     strv_builder_push_copy(&b, *e) < 0)
                         return -ENOMEM;
-        if (devname && strv_builder_push(&b, kv_new("DEVNAME", devname)) < 0)
+        if (devname && strv_builder_push(&b, strfmt_concat("DEVNAME=", devname, NULL)) < 0)
                 return -ENOMEM;
-        if (mdev && strv_builder_push(&b, kv_new("MDEV", mdev)) < 0)
+        if (mdev && strv_builder_push(&b, strfmt_concat("MDEV=", mdev, NULL)) < 0)
                 return -ENOMEM;
         /* what the kernel gives /sbin/mdev as a hotplug helper */
-        if (!has_key(base, "PATH") && strv_builder_push_copy(&b, "PATH=/sbin:/bin:/usr/sbin:/usr/bin") < 0)
+        if (!strv_env_get(base, "PATH") && strv_builder_push_copy(&b, "PATH=/sbin:/bin:/usr/sbin:/usr/bin") < 0)
                 return -ENOMEM;
-        if (!has_key(base, "HOME") && strv_builder_push_copy(&b, "HOME=/") < 0)
+        if (!strv_env_get(base, "HOME") && strv_builder_push_copy(&b, "HOME=/") < 0)
                 return -ENOMEM;
         *ret = strv_builder_take(&b);
         return *ret ? 0 : -ENOMEM;

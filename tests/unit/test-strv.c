@@ -62,4 +62,14 @@ static void test_builder_empty(void)
         CHECK(b.v == NULL);
 }
 
-TEST_MAIN(TEST(test_push_and_unique), TEST(test_builder), TEST(test_builder_empty))
+static void test_env_get(void)
+{
+        char *env[] = {"PATH=/bin", "PATHX=no", "EMPTY=", "NOEQUALS", NULL};
+        CHECK_STR(strv_env_get(env, "PATH"), "/bin");
+        CHECK_STR(strv_env_get(env, "EMPTY"), "");
+        CHECK(strv_env_get(env, "PAT") == NULL);      /* a prefix of a key is not the key */
+        CHECK(strv_env_get(env, "NOEQUALS") == NULL); /* an entry without '=' holds no value */
+        CHECK(strv_env_get(NULL, "PATH") == NULL);
+}
+
+TEST_MAIN(TEST(test_push_and_unique), TEST(test_builder), TEST(test_builder_empty), TEST(test_env_get))
