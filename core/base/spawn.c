@@ -31,6 +31,8 @@ struct spawn_job {
         char **argv;
         char **envp;
         char *cwd; /* opts.cwd, copied */
+        spawn_fn fn;  /* a function child (spawn_start_fn): no argv, no exec */
+        void *fn_arg;
         struct spawn_options opts;
         spawn_done_fn done;
         void *userdata;
@@ -409,6 +411,28 @@ fail:
         _exit(127);
 }
 
+/* A function child: the daemon's memory as it was at fork(), fd 0 from /dev/null, 1 and 2 the
+ * daemon's (its log goes where the daemon's does). Only the daemon's own code runs here, so its
+ * descriptors (all close-on-exec) need not be closed. */
+_Noreturn static void child_call(struct spawn_job *j, int devnull, pid_t parent)
+{
+        struct sigaction sa = {.sa_handler = SIG_DFL};
+        sigset_t none;
+
+        for (int sig = 1; sig < _NSIG; sig++)
+                if (sig != SIGKILL && sig != SIGSTOP)
+                        (void)sigaction(sig, &sa, NULL);
+        sigemptyset(&none);
+        (void)sigprocmask(SIG_SETMASK, &none, NULL);
+        (void)setsid();
+        if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent)
+                _exit(127);
+        if (dup2(devnull, 0) < 0)
+                _exit(127);
+        int r = j->fn(j->fn_arg);
+        _exit(r >= 0 ? 0 : -r < 126 ? -r : 125);
+}
+
 static int open_devnull(void)
 {
         int fd = open("/dev/null", O_RDWR | O_CLOEXEC | O_NOCTTY);
@@ -433,10 +457,53 @@ static int stream_watch(struct spawn_job *j, struct stream *s)
         return sd_event_add_io(j->manager->event, &s->source, s->fd, EPOLLIN, on_stream_io, j);
 }
 
+/* The event sources of a forked child (j->pid): its exit, its pipes, its timeout. */
+static int job_watch(struct spawn_job *j)
+{
+        struct spawn_manager *m = j->manager;
+        int r;
+
+        /* From here the child exists: failures below must still end in its reaping, which the
+         * child source guarantees once added; without it, kill and reap synchronously. */
+        r = sd_event_add_child(m->event, &j->child_source, j->pid, WEXITED, on_child, j);
+        if (r < 0) {
+                (void)kill(-j->pid, SIGKILL);
+                (void)waitpid(j->pid, NULL, 0); /* SIGKILLed: returns at once */
+                return r;
+        }
+        (void)sd_event_source_set_child_process_own(j->child_source, true);
+        /* Drain output before handling the exit. */
+        (void)sd_event_source_set_priority(j->child_source, SD_EVENT_PRIORITY_NORMAL + 1);
+
+        if (j->out.fd >= 0 && (r = stream_watch(j, &j->out)) < 0)
+                return r;
+        if (j->err.fd >= 0 && (r = stream_watch(j, &j->err)) < 0)
+                return r;
+        if (j->opts.timeout_usec > 0) {
+                r = sd_event_add_time_relative(m->event, &j->timer_source, CLOCK_MONOTONIC,
+                                               j->opts.timeout_usec, 0, on_timer, j);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int job_launch_fn(struct spawn_job *j, int devnull)
+{
+        pid_t parent = getpid();
+        pid_t pid = fork();
+        if (pid < 0)
+                return -errno;
+        if (pid == 0)
+                child_call(j, devnull, parent);
+        j->pid = pid;
+        log_debug("'%s' running in child %d", j->cmd, (int)pid);
+        return job_watch(j);
+}
+
 /* Forks and execs the job's child and sets up its event sources; -errno on failure. */
 static int job_launch(struct spawn_job *j)
 {
-        struct spawn_manager *m = j->manager;
         int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1}, x_pipe[2] = {-1, -1};
         _cleanup_close_ int devnull = -1;
         bool log_output = log_get_max_level() >= LOG_DEBUG;
@@ -446,6 +513,8 @@ static int job_launch(struct spawn_job *j)
         devnull = open_devnull();
         if (devnull < 0)
                 return devnull;
+        if (j->fn)
+                return job_launch_fn(j, devnull);
         if (j->opts.capture_stdout || log_output) {
                 r = make_pipe(out_pipe);
                 if (r < 0)
@@ -492,29 +561,7 @@ static int job_launch(struct spawn_job *j)
         j->err.fd = err_pipe[0];
         j->exec_error_fd = x_pipe[0];
 
-        /* From here the child exists: failures below must still end in its reaping, which the
-         * child source guarantees once added; without it, kill and reap synchronously. */
-        r = sd_event_add_child(m->event, &j->child_source, pid, WEXITED, on_child, j);
-        if (r < 0) {
-                (void)kill(-pid, SIGKILL);
-                (void)waitpid(pid, NULL, 0); /* SIGKILLed: returns at once */
-                return r;
-        }
-        (void)sd_event_source_set_child_process_own(j->child_source, true);
-        /* Drain output before handling the exit. */
-        (void)sd_event_source_set_priority(j->child_source, SD_EVENT_PRIORITY_NORMAL + 1);
-
-        if (j->out.fd >= 0 && (r = stream_watch(j, &j->out)) < 0)
-                return r;
-        if (j->err.fd >= 0 && (r = stream_watch(j, &j->err)) < 0)
-                return r;
-        if (j->opts.timeout_usec > 0) {
-                r = sd_event_add_time_relative(m->event, &j->timer_source, CLOCK_MONOTONIC,
-                                               j->opts.timeout_usec, 0, on_timer, j);
-                if (r < 0)
-                        return r;
-        }
-        return 0;
+        return job_watch(j);
 
 fail:
         for (int i = 0; i < 2; i++) {
@@ -630,15 +677,13 @@ static char *resolve_program(const char *libdir, const char *name)
         return first;
 }
 
-int spawn_start(struct spawn_manager *m, const char *cmd, char **envp, const struct spawn_options *opts,
-                spawn_done_fn done, void *userdata)
+/* A job with its options and callback, not yet started; NULL on ENOMEM. */
+static struct spawn_job *job_new(struct spawn_manager *m, const char *cmd, const struct spawn_options *opts,
+                                 spawn_done_fn done, void *userdata)
 {
-        struct spawn_job *j;
-        int r;
-
-        j = calloc(1, sizeof(*j));
+        struct spawn_job *j = calloc(1, sizeof(*j));
         if (!j)
-                return -ENOMEM;
+                return NULL;
         j->manager = m;
         j->out.fd = j->err.fd = j->exec_error_fd = -1;
         j->out.name = "out";
@@ -656,17 +701,44 @@ int spawn_start(struct spawn_manager *m, const char *cmd, char **envp, const str
         j->out.capture = j->opts.capture_stdout;
         j->out.max = j->opts.output_max;
         j->err.max = LOG_LINE_MAX;
-
+        j->opts.cwd = NULL; /* the caller's string may go: spawn_start() copies it */
         j->cmd = strdup(cmd ? cmd : "");
-        if (!j->cmd) {
-                r = -ENOMEM;
-                goto fail;
+        return j->cmd ? j : job_free(j);
+}
+
+/* Starts j now when nobody is waiting and there is room, else queues it (FIFO). On failure
+ * j is freed. */
+static int job_submit(struct spawn_job *j)
+{
+        struct spawn_manager *m = j->manager;
+        if (m->queue.n == 0 && (m->children_max == 0 || m->running.n < m->children_max)) {
+                list_append(&m->running, j);
+                int r = job_launch(j);
+                if (r < 0) {
+                        list_unlink(&m->running, j);
+                        job_free(j);
+                        return r;
+                }
+                return 0;
         }
+        list_append(&m->queue, j);
+        log_debug("'%s' waits for a free slot (%u running, %u waiting)", j->cmd, m->running.n, m->queue.n);
+        return 0;
+}
+
+int spawn_start(struct spawn_manager *m, const char *cmd, char **envp, const struct spawn_options *opts,
+                spawn_done_fn done, void *userdata)
+{
+        struct spawn_job *j = job_new(m, cmd, opts, done, userdata);
+        int r;
+
+        if (!j)
+                return -ENOMEM;
         if (j->opts.shell) {
                 char *const sh[] = {"/bin/sh", "-c", j->cmd, NULL};
                 r = strv_copy(sh, &j->argv);
         } else
-                r = spawn_split_command(cmd, &j->argv);
+                r = spawn_split_command(j->cmd, &j->argv);
         if (r < 0)
                 goto fail;
         if (!j->argv[0] || !j->argv[0][0]) {
@@ -685,29 +757,29 @@ int spawn_start(struct spawn_manager *m, const char *cmd, char **envp, const str
         r = strv_copy(envp, &j->envp);
         if (r < 0)
                 goto fail;
-        if (j->opts.cwd && !(j->cwd = strdup(j->opts.cwd))) {
+        if (opts && opts->cwd && !(j->cwd = strdup(opts->cwd))) {
                 r = -ENOMEM;
                 goto fail;
         }
-        j->opts.cwd = NULL; /* the caller's string may go */
-
-        /* FIFO: start now only when nobody is waiting and there is room. */
-        if (m->queue.n == 0 && (m->children_max == 0 || m->running.n < m->children_max)) {
-                list_append(&m->running, j);
-                r = job_launch(j);
-                if (r < 0) {
-                        list_unlink(&m->running, j);
-                        goto fail;
-                }
-                return 0;
-        }
-        list_append(&m->queue, j);
-        log_debug("'%s' waits for a free slot (%u running, %u waiting)", j->cmd, m->running.n, m->queue.n);
-        return 0;
+        return job_submit(j);
 
 fail:
         job_free(j);
         return r;
+}
+
+int spawn_start_fn(struct spawn_manager *m, const char *name, spawn_fn fn, void *arg,
+                   const struct spawn_options *opts, spawn_done_fn done, void *userdata)
+{
+        if (!fn)
+                return -EINVAL;
+        struct spawn_job *j = job_new(m, name, opts, done, userdata);
+        if (!j)
+                return -ENOMEM;
+        j->out.capture = false; /* the child writes to the daemon's own stdout and stderr */
+        j->fn = fn;
+        j->fn_arg = arg;
+        return job_submit(j);
 }
 
 struct sync_state {

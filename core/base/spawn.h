@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Child processes for PROGRAM, IMPORT{program} and RUN, driven by the daemon's sd-event loop:
+ * Child processes for PROGRAM, IMPORT{program} and RUN (and builtins that block), driven by the daemon's sd-event loop:
  * nothing here ever blocks. A manager starts at most children_max children at a time; later
  * starts wait in a FIFO. Each child
  *  - gets argv split from the command line as udev does (spawn_split_command), a program name
@@ -78,6 +78,19 @@ unsigned spawn_manager_queued(const struct spawn_manager *m);
  * not waited for: output they write after the child exited is lost, as with udev. */
 int spawn_start(struct spawn_manager *m, const char *cmd, char **envp, const struct spawn_options *opts,
                 spawn_done_fn done, void *userdata);
+
+/* A function to run in a child process of its own (spawn_start_fn). Its return value becomes
+ * the child's exit status: 0 for >= 0, else the errno (capped at 125). */
+typedef int (*spawn_fn)(void *arg);
+
+/* Runs fn(arg) in a forked child, for work that would block the event loop (a module's
+ * initialisation): the child sees the caller's memory as it is when the child starts (a
+ * queued start happens later, so arg must stay valid until done is called). It has stdin from
+ * /dev/null, the caller's stdout and stderr, no signal mask, its own session, and the same
+ * limits, timeout and reporting as spawn_start(); name stands for it in log lines and in
+ * result->cmd. Returns as spawn_start() does. */
+int spawn_start_fn(struct spawn_manager *m, const char *name, spawn_fn fn, void *arg,
+                   const struct spawn_options *opts, spawn_done_fn done, void *userdata);
 
 /* For tools (no daemon loop): runs cmd to completion on a private event loop, with SIGCHLD
  * blocked meanwhile (the previous mask is restored). Fills *ret like struct spawn_result, but

@@ -16,8 +16,10 @@
  * -ENOMEM.
  *
  * Loading is synchronous, as modprobe is: init_module() returns after the module's init
- * function ran, which for some drivers takes a while; a caller that must not block may run
- * `kmod load` in a child.
+ * function ran, which for some drivers takes a while (seconds under emulation). A daemon that
+ * ran it in its event loop would hold every other event meanwhile, so builtin_kmod_needs_child()
+ * tells it when a call would insert a module (one the command names is neither built in, nor
+ * loaded or loading, nor deny-listed): only then is a child worth its fork.
  */
 #pragma once
 
@@ -25,6 +27,8 @@
 
 int builtin_kmod_run(struct builtin_ctx *ctx, struct device *dev, int argc, char **argv, bool test);
 void builtin_kmod_exit(struct builtin_ctx *ctx);
+/* struct builtin's needs_child: 1 when run() would insert a module, else 0; -ENOMEM. */
+int builtin_kmod_needs_child(struct builtin_ctx *ctx, struct device *dev, int argc, char **argv);
 
 /* What stands between `kmod load` and loading modules, found without libkmod. */
 enum kmod_setup {

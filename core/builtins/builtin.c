@@ -28,7 +28,7 @@ static const struct builtin builtins[] = {
         {.name = "input_id", .run = builtin_input_id_run, .help = "Classify an input device from its capabilities"},
         {.name = "keyboard", .run = builtin_keyboard_run,
          .help = "Apply keyboard scancode remaps and input axis fixes from the hardware database"},
-        {.name = "kmod", .run = builtin_kmod_run, .exit = builtin_kmod_exit, .help = "Load the kernel modules the device asks for"},
+        {.name = "kmod", .run = builtin_kmod_run, .exit = builtin_kmod_exit, .needs_child = builtin_kmod_needs_child, .help = "Load the kernel modules the device asks for"},
         {.name = "net_id", .run = builtin_net_id_run, .exit = builtin_net_id_exit, .trim = builtin_net_id_trim, .help = "Compute predictable names for a network interface", .run_once = true},
         {.name = "net_setup_link", .run = builtin_net_setup_link_run, .exit = builtin_net_setup_link_exit, .help = "Apply the matching .link file to a network interface"},
         {.name = "path_id", .run = builtin_path_id_run, .help = "Describe the physical path to the device", .run_once = true},
@@ -64,23 +64,31 @@ const struct builtin *builtin_get(unsigned i)
         return i < ELEMENTSOF(builtins) ? &builtins[i] : NULL;
 }
 
-int builtin_run(const struct builtin *b, struct builtin_ctx *ctx, struct device *dev, const char *cmdline,
-                bool test)
+/* Splits cmdline and calls run or needs_child of b. */
+static int builtin_call(const struct builtin *b, struct builtin_ctx *ctx, struct device *dev, const char *cmdline,
+                        bool test, bool ask)
 {
-        char **argv = NULL;
+        _cleanup_strv_free_ char **argv = NULL;
         int r = cmdline_split(cmdline, &argv);
         if (r < 0)
                 return r;
         int argc = 0;
         while (argv[argc])
                 argc++;
-        if (argc == 0) {
-                strv_free(argv);
+        if (argc == 0)
                 return -EINVAL;
-        }
-        r = b->run(ctx, dev, argc, argv, test);
-        strv_free(argv);
-        return r;
+        return ask ? b->needs_child(ctx, dev, argc, argv) : b->run(ctx, dev, argc, argv, test);
+}
+
+int builtin_run(const struct builtin *b, struct builtin_ctx *ctx, struct device *dev, const char *cmdline,
+                bool test)
+{
+        return builtin_call(b, ctx, dev, cmdline, test, false);
+}
+
+int builtin_needs_child(const struct builtin *b, struct builtin_ctx *ctx, struct device *dev, const char *cmdline)
+{
+        return b->needs_child ? builtin_call(b, ctx, dev, cmdline, false, true) : 0;
 }
 
 int builtin_add_property(struct device *dev, bool test, const char *key, const char *value)

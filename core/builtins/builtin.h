@@ -6,8 +6,10 @@
  * point is builtin_<name>_run(), and is entered here by name. A name not in the table is a
  * parse-time error in the rules.
  *
- * A builtin adds properties to the device with PROP_DB (see builtin_add_property()). It must
- * not block for long: the daemon runs it in its event loop.
+ * A builtin adds properties to the device with PROP_DB (see builtin_add_property()). The daemon
+ * runs it in its event loop, so it must not block for long; one that sometimes must (kmod: a
+ * module's initialisation) says so with needs_child, and the daemon then runs that call in a
+ * child process of its own (RUN{builtin} only: a child cannot hand properties back).
  */
 #pragma once
 
@@ -37,6 +39,10 @@ struct builtin {
         int (*init)(struct builtin_ctx *ctx);  /* optional; called once before the first run */
         void (*exit)(struct builtin_ctx *ctx); /* optional */
         void (*trim)(struct builtin_ctx *ctx); /* optional: give back caches (the daemon is idle) */
+        /* optional: > 0 when run() for these arguments would block for long, so that a daemon
+         * runs it in a child (run() in the child, with test false); 0 when it runs in place;
+         * -errno. Must itself be quick and must not change the device. */
+        int (*needs_child)(struct builtin_ctx *ctx, struct device *dev, int argc, char **argv);
         const char *help;
         bool run_once; /* IMPORT{builtin} runs it at most once per event; later calls reuse the result */
 };
@@ -53,6 +59,9 @@ const struct builtin *builtin_get(unsigned i);
  * -EOPNOTSUPP when b has no implementation yet, -EINVAL for an unparsable command line. */
 int builtin_run(const struct builtin *b, struct builtin_ctx *ctx, struct device *dev, const char *cmdline,
                 bool test);
+
+/* b->needs_child() for cmdline split as builtin_run() splits it; 0 for a builtin without it. */
+int builtin_needs_child(const struct builtin *b, struct builtin_ctx *ctx, struct device *dev, const char *cmdline);
 
 /* For builtins: sets a property flagged PROP_DB (value NULL removes it). 0 or -errno. */
 int builtin_add_property(struct device *dev, bool test, const char *key, const char *value);

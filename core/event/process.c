@@ -637,6 +637,16 @@ static void on_run_done(const struct spawn_result *res, void *userdata)
         advance(run);
 }
 
+/* In a child of the daemon (spawn_start_fn): the RUN{builtin} entry step_run() stopped at, which
+ * would have blocked the daemon (a module's initialisation). */
+static int run_builtin_in_child(void *userdata)
+{
+        struct event_run *run = userdata;
+        size_t n = 0;
+        const struct rules_run *e = &rules_exec_run_list(run->exec, &n)[run->run_index - 1];
+        return builtin_run(e->builtin, run->ctx->builtins, run->dev, e->cmd, false);
+}
+
 /* Runs the RUN list in order; returns true when it has to wait for a child. */
 static bool step_run(struct event_run *run)
 {
@@ -647,6 +657,17 @@ static bool step_run(struct event_run *run)
         while (!ctx->dry_run && run->run_index < n) {
                 const struct rules_run *e = &list[run->run_index++];
                 int r;
+                struct spawn_options so = {.timeout_usec = ctx->event_timeout_usec,
+                                           .timeout_signal = ctx->timeout_signal};
+                if (e->builtin && ctx->spawn && builtin_needs_child(e->builtin, ctx->builtins, run->dev, e->cmd) > 0) {
+                        r = spawn_start_fn(ctx->spawn, e->cmd, run_builtin_in_child, run, &so, on_run_done, run);
+                        if (r >= 0) {
+                                run->waiting = true;
+                                return true;
+                        }
+                        log_debug_errno(r, "%s: cannot start a child for '%s', running it in place: %m",
+                                        run->dev->devpath, e->cmd);
+                }
                 if (e->builtin) {
                         r = builtin_run(e->builtin, ctx->builtins, run->dev, e->cmd, false);
                         if (r < 0)
@@ -659,8 +680,6 @@ static bool step_run(struct event_run *run)
                         log_oom();
                         continue;
                 }
-                struct spawn_options so = {.timeout_usec = ctx->event_timeout_usec,
-                                           .timeout_signal = ctx->timeout_signal};
                 r = spawn_start(ctx->spawn, e->cmd, env, &so, on_run_done, run);
                 if (r >= 0) {
                         run->waiting = true;

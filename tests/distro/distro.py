@@ -122,6 +122,9 @@ def boot(env, variant, accel):
         console_path = os.path.join(tmp, "console.log")
         qmp_path = os.path.join(tmp, "qmp.sock")
         append = "root=UUID=%s ro console=ttyS0,115200 panic=-1 systemd.show_status=1" % image.ROOT_UUID
+        # debugging aid: more kernel command line, e.g. devman.log_level=debug
+        if os.environ.get("DEVMAN_DISTRO_APPEND"):
+            append += " " + os.environ["DEVMAN_DISTRO_APPEND"]
         cmd = [env.qemu, "-nodefaults", "-no-user-config", "-M", "pc", "-m", "1024", "-smp", os.environ.get("DEVMAN_DISTRO_SMP", "2"),
                "-accel", accel, "-display", "none", "-vga", "none", "-no-reboot",
                "-kernel", imgs["vmlinuz"], "-initrd", imgs["initrd"], "-append", append,

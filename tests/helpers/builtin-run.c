@@ -31,11 +31,12 @@ int main(int argc, char **argv)
                 {"property", required_argument, NULL, 'p'},
                 {"test", no_argument, NULL, 't'},
                 {"repeat", required_argument, NULL, 'n'},
+                {"needs-child", no_argument, NULL, 'c'},
                 {},
         };
         const char *sysfs = "/sys", *root = NULL, *dev_root = "/dev";
         char **props = NULL;
-        bool test = false;
+        bool test = false, ask = false;
         int repeat = 1;
         int c;
         while ((c = getopt_long(argc, argv, "", options, NULL)) >= 0)
@@ -44,6 +45,7 @@ int main(int argc, char **argv)
                 case 'r': root = optarg; break;
                 case 'd': dev_root = optarg; break;
                 case 't': test = true; break;
+                case 'c': ask = true; break;
                 case 'n': repeat = atoi(optarg); break;
                 case 'p':
                         if (!strchr(optarg, '=') || strv_push_copy(&props, optarg) < 0)
@@ -83,6 +85,13 @@ int main(int argc, char **argv)
         }
         struct builtin_ctx ctx = {.sysfs_root = sysfs, .root = root};
         r = builtin_init_all(&ctx);
+        if (r >= 0 && ask) { /* only whether a daemon would run it in a child */
+                r = builtin_needs_child(b, &ctx, dev, argv[optind + 1]);
+                if (r >= 0)
+                        printf("needs-child: %d\n", r);
+                builtin_exit_all(&ctx);
+                return r < 0 ? 1 : 0;
+        }
         for (int i = 0; r >= 0 && i < repeat; i++)
                 r = builtin_run(b, &ctx, dev, argv[optind + 1], test);
         builtin_exit_all(&ctx);

@@ -631,7 +631,65 @@ static void test_shell_and_cwd(void)
         free(r.output);
 }
 
-TEST_MAIN(TEST(test_split), TEST(test_capture_and_status), TEST(test_environment), TEST(test_fds),
+struct fn_arg {
+        pid_t parent;
+        int value;   /* written by the child: the parent must not see it */
+        int ret;     /* what the function returns */
+        int sleep_ms;
+};
+
+static int child_fn(void *userdata)
+{
+        struct fn_arg *a = userdata;
+        a->value = 42;
+        if (getpid() == a->parent)
+                return -EPERM; /* must not run in the caller */
+        if (a->sleep_ms)
+                usleep((useconds_t)a->sleep_ms * 1000);
+        return a->ret;
+}
+
+/* Function children (the blocking part of a builtin): run in another process that sees the caller's
+ * memory, report -errno as their exit status, obey children_max and the timeout. */
+static void test_function_child(void)
+{
+        sd_event *e = new_event();
+        struct spawn_manager *m = NULL;
+        struct outcome o[4] = {0};
+        struct fn_arg a[4] = {{.parent = getpid(), .ret = 0},
+                              {.parent = getpid(), .ret = -ENODEV},
+                              {.parent = getpid(), .ret = -ENOENT, .sleep_ms = 100},
+                              {.parent = getpid(), .ret = 0, .sleep_ms = 100000}};
+        struct spawn_options timeout = {.timeout_usec = 300000};
+
+        CHECK_INT(spawn_manager_new(e, NULL, 1, &m), 0);
+        for (size_t i = 0; i < ELEMENTSOF(o); i++) {
+                o[i].manager = m;
+                CHECK_INT(spawn_start_fn(m, "kmod load", child_fn, &a[i], i == 3 ? &timeout : NULL, on_done, &o[i]),
+                          0);
+                pending++;
+        }
+        CHECK_INT(spawn_manager_running(m), 1); /* children_max 1: the others wait */
+        CHECK_INT(spawn_manager_queued(m), 3);
+        run_until_done(e, 10000000);
+        CHECK_INT(o[0].exit_status, 0);
+        CHECK_INT(o[0].error, 0);
+        CHECK_INT(o[1].exit_status, ENODEV);
+        CHECK_INT(o[2].exit_status, ENOENT);
+        CHECK(o[3].timed_out);
+        CHECK_INT(o[3].signal, SIGKILL);
+        for (size_t i = 0; i < ELEMENTSOF(o); i++) {
+                CHECK_INT(a[i].value, 0); /* the child's writes stay in the child */
+                CHECK_INT(o[i].running_at_done, i < 3 ? 1 : 0); /* the next one started first */
+                outcome_clear(&o[i]);
+        }
+        CHECK_INT(spawn_start_fn(m, "x", NULL, NULL, NULL, on_done, &o[0]), -EINVAL);
+        spawn_manager_free(m);
+        sd_event_unref(e);
+        check_no_children();
+}
+
+TEST_MAIN(TEST(test_split), TEST(test_function_child), TEST(test_capture_and_status), TEST(test_environment), TEST(test_fds),
           TEST(test_timeout_signal), TEST(test_timeout_kill), TEST(test_children_max),
           TEST(test_libdir_and_exec_errors), TEST(test_truncation), TEST(test_stderr_logged),
           TEST(test_start_from_callback_and_free), TEST(test_signal_reset), TEST(test_grandchild_holds_pipe),

@@ -29,6 +29,7 @@ else
 fi
 echo "@@MANAGER $manager" >&3
 section cmdline cat /proc/cmdline
+section uptime-units cat /proc/uptime
 section failed systemctl list-units --full --failed --all --plain --no-legend
 section devices systemctl list-units --full --type=device --all --plain --no-legend
 # shellcheck disable=SC2086 # a list of unit names
@@ -49,6 +50,7 @@ if [ "$manager" = devman ]; then
 else
     section journal-manager journalctl -b -q -p warning -o cat --no-pager -u systemd-udevd.service -u systemd-udev-trigger.service -u systemd-udev-settle.service
 fi
+section journal-manager-all journalctl -b -q -o short-monotonic --no-pager -u "$manager*" -u "systemd-udev*"
 section journal-warnings journalctl -b -q -p warning -o short-monotonic --no-pager
 echo "@@DONE" >&3
 exec 3>&-
