@@ -538,14 +538,14 @@ static int publish_db(struct event_run *run)
         const struct db_dirs dirs = db_dirs_of(ctx);
 
         if (action_of(run) == UEVENT_REMOVE)
-                return db_delete_known(&dirs, d);
+                return db_delete(&dirs, d, NULL);
         struct device_udev *u = device_get_udev(d);
         if (!u)
                 return -ENOMEM;
         if (!u->usec_initialized)
                 u->usec_initialized = time_now_usec();
         /* the record before the rules is what the entry on disk says, if it was synced */
-        return run->old_synced ? db_update_known(&dirs, d, run->old_tags) : db_update_at(&dirs, d);
+        return db_update(&dirs, d, run->old_synced ? &(const struct db_known){run->old_tags} : NULL);
 }
 
 static void step_publish(struct event_run *run)
@@ -618,7 +618,7 @@ int process_republish(struct process_ctx *ctx, struct device *d)
                                  d->udev ? d->udev->links : NULL, d->udev ? d->udev->link_priority : 0);
         if (r >= 0 && ctx->run_root) {
                 const struct db_dirs dirs = db_dirs_of(ctx);
-                r = db_update_at(&dirs, d);
+                r = db_update(&dirs, d, NULL);
         }
 out:
         mdev_result_clear(&mdev);
