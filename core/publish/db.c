@@ -9,7 +9,6 @@
 
 #include "export.h"
 #include "fs-util.h"
-#include "links.h"
 #include "log.h"
 #include "model.h"
 #include "strfmt.h"
@@ -649,11 +648,9 @@ static void cleanup_index_dir(int dirfd_, int datafd)
         }
 }
 
-/* links/ and tags/: one subdirectory per link or tag, holding device ids; in links/, a link
- * with one claimant has that claim instead (links.h), kept when its device's entry is. */
+/* links/ and tags/: one subdirectory per link or tag, holding device ids (links.h). */
 static void cleanup_index(const char *run_dir, const char *name, int datafd)
 {
-        bool claims = streq(name, "links");
         _cleanup_free_ char *p = path_join(run_dir, name);
         _cleanup_closedir_ DIR *dir = p ? opendir(p) : NULL;
         if (!dir)
@@ -670,10 +667,6 @@ static void cleanup_index(const char *run_dir, const char *name, int datafd)
                         (void)unlinkat(dirfd(dir), de->d_name, AT_REMOVEDIR); /* fails while non-empty */
                         continue;
                 }
-                _cleanup_free_ char *id = NULL;
-                if (claims && datafd >= 0 && links_single_claimant(dirfd(dir), de->d_name, &id) >= 0 &&
-                    filename_is_safe(id) && faccessat(datafd, id, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
-                        continue; /* kept: its device's entry persists */
                 (void)unlinkat(dirfd(dir), de->d_name, 0);
         }
 }
