@@ -225,11 +225,12 @@ int node_apply(int devfd, struct devdir_cache *devdirs, const char *name, char t
 
         r = -ESTALE;
         if (flags & NODE_MADE_NOW) {
-                /* no look-up first; with nothing to change, node_put() checks it is still there */
+                /* No look-up first; with nothing to change, node_put() checks it is still there.
+                 * The owner it was made with is not asked for either (two syscalls): an owner
+                 * the rules decided is set, which also leaves one already right as it is. */
                 const struct stat st = {.st_mode = ifmt | NODE_MODE_DEFAULT, .st_rdev = devnum,
-                                        .st_uid = geteuid(), .st_gid = getegid()};
-                if ((a.uid != NODE_UID_UNSET && st.st_uid != a.uid) ||
-                    (a.gid != NODE_GID_UNSET && st.st_gid != a.gid) ||
+                                        .st_uid = NODE_UID_UNSET, .st_gid = NODE_GID_UNSET};
+                if (a.uid != NODE_UID_UNSET || a.gid != NODE_GID_UNSET ||
                     (a.mode != NODE_MODE_UNSET && (st.st_mode & 07777) != a.mode))
                         r = node_fix_perms(dir.fd, dir.leaf, &st, ifmt, devnum, a);
         }
