@@ -432,14 +432,10 @@ struct node_access process_node_access(const struct device *d)
          * node keeps what it has (a new one gets 0600 root). As udev does, a node given a group
          * other than root and no mode gets 0660. */
         const struct device_udev *u = d->udev;
-        struct node_access a = {
-                .uid = u && u->uid != (uid_t)-1 ? u->uid
-                                                : (uid_t)parse_id(device_get_property(d, "DEVUID"), NODE_UID_UNSET),
-                .gid = u && u->gid != (gid_t)-1 ? u->gid
-                                                : (gid_t)parse_id(device_get_property(d, "DEVGID"), NODE_GID_UNSET),
-                .mode = u && u->mode != (mode_t)-1 ? u->mode
-                                                   : parse_mode(device_get_property(d, "DEVMODE"), NODE_MODE_UNSET),
-        };
+        struct node_access a = NODE_ACCESS_UNSET;
+        a.uid = u && u->uid != (uid_t)-1 ? u->uid : (uid_t)parse_id(device_get_property(d, "DEVUID"), a.uid);
+        a.gid = u && u->gid != (gid_t)-1 ? u->gid : (gid_t)parse_id(device_get_property(d, "DEVGID"), a.gid);
+        a.mode = u && u->mode != (mode_t)-1 ? u->mode : parse_mode(device_get_property(d, "DEVMODE"), a.mode);
         if (a.mode == NODE_MODE_UNSET && a.gid != NODE_GID_UNSET && a.gid != 0)
                 a.mode = 0660;
         return a;

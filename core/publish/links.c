@@ -738,7 +738,8 @@ int links_update(int devfd, struct devdir_cache *devdirs, int runfd, const char 
                 r = claim_write(&cr, *l, device_id, devname, priority, &owner);
                 keep_first_error(&ret, r);
                 if (r >= 0) /* also when unchanged: the link is repaired */
-                        keep_first_error(&ret, link_apply(devfd, devdirs, &cr, *l, true, r > 0 ? &owner : NULL));
+                        keep_first_error(&ret,
+                                         link_apply(devfd, devdirs, &cr, *l, true, r > 0 ? &owner : NULL));
         }
         claims_root_close(&cr);
         return ret;

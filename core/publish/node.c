@@ -204,7 +204,8 @@ int node_apply(int devfd, struct devdir_cache *devdirs, const char *name, char t
         mode_t ifmt = type_bits(type);
         int r;
 
-        if (!ifmt || !devdir_name_valid(name) || (flags & ~(NODE_IF_ABSENT | NODE_MADE_NOW | NODE_NO_DEVNUM_LINK)) ||
+        const unsigned known = NODE_IF_ABSENT | NODE_MADE_NOW | NODE_NO_DEVNUM_LINK;
+        if (!ifmt || !devdir_name_valid(name) || (flags & ~known) ||
             ((flags & NODE_IF_ABSENT) && (access || (flags & NODE_MADE_NOW))))
                 return -EINVAL;
         struct node_access a = access ? *access : NODE_ACCESS_UNSET;
