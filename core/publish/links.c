@@ -647,18 +647,15 @@ owner:;
         return 1;
 }
 
-/* Drops device_id's claim on link and fixes the link. The common case, a device that owns the
- * link and is its only claimant, is settled without reading other claims: the /dev link is
- * seen to point to the claim's node, the claim goes, the directory is found empty, then the
- * /dev link and the directory go (in that order: a crash never leaves an unclaimed link).
- * Everything else takes the general way: the claim goes, then link_resolve_at(). */
+/* Drops device_id's claim on link and fixes the link: the claim goes; when the directory then
+ * holds no other claim (the common case, found without reading any), the /dev link goes, then
+ * the directory (in that order: a crash never leaves an unclaimed link that links_gc() cannot
+ * find); else the best remaining claim takes the link (link_resolve_at()). */
 static int claim_release(int devfd, struct devdir_cache *devdirs, struct claims_root *cr, const char *link,
                          const char *device_id)
 {
-        _cleanup_free_ char *esc = NULL, *entry = NULL, *dir = NULL, *target = NULL, *current = NULL;
+        _cleanup_free_ char *esc = NULL, *entry = NULL, *dir = NULL;
         _cleanup_close_ int cdir = -1;
-        _cleanup_(devdir_parent_done) struct devdir_parent pdir = DEVDIR_PARENT_NULL;
-        struct claim mine;
         int r;
 
         if (escape_name(link, &esc) < 0 || escape_name(device_id, &entry) < 0 || !(dir = path_join(CLAIMS_DIR, esc)))
@@ -670,15 +667,6 @@ static int claim_release(int devfd, struct devdir_cache *devdirs, struct claims_
                 cdir = -errno;
         if (cdir < 0)
                 return cdir == -ENOENT ? 0 : cdir; /* no claims: nothing of ours there */
-        if (claim_read(cdir, entry, &mine) < 0)
-                goto general; /* not claimed by us, or garbage */
-        r = devdir_relative_target(link, mine.devname, &target);
-        claim_clear(&mine);
-        if (r < 0)
-                goto general;
-        if (devdir_open_parent(devfd, devdirs, link, false, &pdir) < 0 ||
-            devdir_readlink(pdir.fd, pdir.leaf, &current) < 0 || !streq(current, target))
-                goto general; /* owned by another claimant, or not as the claims say */
         if (unlinkat(cdir, entry, 0) < 0 && errno != ENOENT)
                 return -errno;
         r = claims_dir_has_others(cdir, NULL); /* cdir was not read yet: at its start */
@@ -686,18 +674,13 @@ static int claim_release(int devfd, struct devdir_cache *devdirs, struct claims_
                 return r;
         if (r > 0)
                 return link_resolve_at(devfd, devdirs, cr, cdir, link); /* the next claimant takes it over */
-        if (unlinkat(pdir.fd, pdir.leaf, 0) < 0 && errno != ENOENT)
-                return -errno;
-        devdir_parent_done(&pdir); /* released first: a pruned directory then leaves the cache */
-        devdir_prune_parents(devfd, devdirs, link);
+        /* no claim left: the /dev link goes, whatever it points to (as link_apply() does) */
+        r = dev_link_remove(devfd, devdirs, link);
+        if (r < 0)
+                return r; /* the directory stays, the mark of a link to settle */
         /* fails harmlessly when a temporary is still there */
         (void)unlinkat(cr->runfd, dir, AT_REMOVEDIR);
         return 0;
-
-general:
-        if (unlinkat(cdir, entry, 0) < 0 && errno != ENOENT)
-                return -errno;
-        return link_resolve_at(devfd, devdirs, cr, cdir, link);
 }
 
 static void keep_first_error(int *ret, int r)
