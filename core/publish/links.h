@@ -6,8 +6,8 @@
  * to the next claimant, or is removed when none is left.
  *
  * Claims live in the run directory, so a daemon restart keeps them, in the layout systemd 252's
- * udevd keeps there (a directory per link, an entry per claimant; its udevd skips anything
- * else in links/):
+ * udevd keeps there (a directory per link, an entry per claimant; its clean-up skips anything
+ * else in links/; the entries' targets are devman's own records):
  *   <run>/links/<escaped link>/<escaped device id>
  * Each claim is a symlink whose target is the record
  *   "<priority>\n<sequence>\n<devname>\n<device id>\n<link>"
