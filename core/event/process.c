@@ -103,7 +103,7 @@ static int make_node_before_rules(struct process_ctx *ctx, const char *name, cha
 {
         if (!ctx->rules || ctx->dry_run || ctx->devfd < 0)
                 return 0;
-        return node_add_absent(ctx->devfd, ctx->devdirs, name, type, devnum);
+        return node_apply(ctx->devfd, ctx->devdirs, name, type, devnum, NULL, NODE_IF_ABSENT);
 }
 
 static void step_model(struct event_run *run)
@@ -426,20 +426,19 @@ static void on_program_done(const struct spawn_result *res, void *userdata)
         advance(run);
 }
 
-void process_node_access(const struct device *d, mode_t *ret_mode, uid_t *ret_uid, gid_t *ret_gid)
+struct node_access process_node_access(const struct device *d)
 {
         /* Rules decide; else the kernel's DEVMODE/DEVUID/DEVGID; else nothing is decided and the
          * node keeps what it has (a new one gets 0600 root). As udev does, a node given a group
          * other than root and no mode gets 0660. */
         const struct device_udev *u = d->udev;
-        *ret_uid = u && u->uid != (uid_t)-1 ? u->uid
-                                            : (uid_t)parse_id(device_get_property(d, "DEVUID"), NODE_UID_UNSET);
-        *ret_gid = u && u->gid != (gid_t)-1 ? u->gid
-                                            : (gid_t)parse_id(device_get_property(d, "DEVGID"), NODE_GID_UNSET);
-        *ret_mode = u && u->mode != (mode_t)-1 ? u->mode
-                                               : parse_mode(device_get_property(d, "DEVMODE"), NODE_MODE_UNSET);
-        if (*ret_mode == NODE_MODE_UNSET && *ret_gid != NODE_GID_UNSET && *ret_gid != 0)
-                *ret_mode = 0660;
+        struct node_access a = NODE_ACCESS_UNSET;
+        a.uid = u && u->uid != (uid_t)-1 ? u->uid : (uid_t)parse_id(device_get_property(d, "DEVUID"), a.uid);
+        a.gid = u && u->gid != (gid_t)-1 ? u->gid : (gid_t)parse_id(device_get_property(d, "DEVGID"), a.gid);
+        a.mode = u && u->mode != (mode_t)-1 ? u->mode : parse_mode(device_get_property(d, "DEVMODE"), a.mode);
+        if (a.mode == NODE_MODE_UNSET && a.gid != NODE_GID_UNSET && a.gid != 0)
+                a.mode = 0660;
+        return a;
 }
 
 /* Creates (or updates) d's node, and its M:m link unless made is true (the node and its link
@@ -448,15 +447,12 @@ static int make_node(struct process_ctx *ctx, struct device *d, bool made)
 {
         if (!d->devnum_type || !d->devname)
                 return 0;
-        mode_t mode;
-        uid_t uid;
-        gid_t gid;
-        process_node_access(d, &mode, &uid, &gid);
-        int r = (made ? node_update : node_add)(ctx->devfd, ctx->devdirs, d->devname, d->devnum_type,
-                                                     d->devnum, mode, uid, gid);
+        const struct node_access a = process_node_access(d);
+        int r = node_apply(ctx->devfd, ctx->devdirs, d->devname, d->devnum_type, d->devnum, &a,
+                           made ? NODE_MADE_NOW : 0);
         if (r > 0)
                 log_debug("%s: created %s %c%u:%u mode %04o", d->devpath, d->devname, d->devnum_type,
-                          major(d->devnum), minor(d->devnum), (unsigned)mode);
+                          major(d->devnum), minor(d->devnum), (unsigned)a.mode);
         return r < 0 ? r : 0;
 }
 
@@ -538,14 +534,14 @@ static int publish_db(struct event_run *run)
         const struct db_dirs dirs = db_dirs_of(ctx);
 
         if (action_of(run) == UEVENT_REMOVE)
-                return db_delete_known(&dirs, d);
+                return db_delete(&dirs, d, NULL);
         struct device_udev *u = device_get_udev(d);
         if (!u)
                 return -ENOMEM;
         if (!u->usec_initialized)
                 u->usec_initialized = time_now_usec();
         /* the record before the rules is what the entry on disk says, if it was synced */
-        return run->old_synced ? db_update_known(&dirs, d, run->old_tags) : db_update_at(&dirs, d);
+        return db_update(&dirs, d, run->old_synced ? &(const struct db_known){run->old_tags} : NULL);
 }
 
 static void step_publish(struct event_run *run)
@@ -618,7 +614,7 @@ int process_republish(struct process_ctx *ctx, struct device *d)
                                  d->udev ? d->udev->links : NULL, d->udev ? d->udev->link_priority : 0);
         if (r >= 0 && ctx->run_root) {
                 const struct db_dirs dirs = db_dirs_of(ctx);
-                r = db_update_at(&dirs, d);
+                r = db_update(&dirs, d, NULL);
         }
 out:
         mdev_result_clear(&mdev);

@@ -27,6 +27,7 @@
 
 #include "builtin.h"
 #include "model.h"
+#include "node.h"
 #include "queue.h"
 
 struct rules;
@@ -94,7 +95,7 @@ int process_republish(struct process_ctx *ctx, struct device *d);
 /* The mode and owner the node of d is given: the rules' MODE/OWNER/GROUP, else the kernel's
  * DEVMODE/DEVUID/DEVGID, else NODE_*_UNSET (an existing node keeps its own; a new one gets
  * node_access_for_new()'s); 0660 when only a group other than root was decided. */
-void process_node_access(const struct device *d, mode_t *ret_mode, uid_t *ret_uid, gid_t *ret_gid);
+struct node_access process_node_access(const struct device *d);
 
 /* For tools: processes e to completion on a private sd-event loop with its own spawner (no
  * limit on children), with SIGCHLD blocked meanwhile (the previous mask is restored). ctx->event

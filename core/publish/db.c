@@ -9,7 +9,6 @@
 
 #include "export.h"
 #include "fs-util.h"
-#include "links.h"
 #include "log.h"
 #include "model.h"
 #include "strfmt.h"
@@ -360,12 +359,15 @@ static bool link_new_entry(const struct db_dirs *rd, const char *id, const struc
         }
 }
 
-static int update(const struct db_dirs *rd, struct device *d, bool old_known, char **old_tags);
-
-/* The tools' way in: the run directory opened for one call (made first when create). 0, -ENOENT
- * when it is missing (and not create), -errno. */
-static int dirs_open(const char *run_dir, bool create, struct db_dirs *ret)
+/* The tools' way in (dirs->runfd -1): the run directory opened for one call (made first when
+ * create) into *tmp, with *ret pointing to it; else *ret is dirs. 1 when opened (the caller
+ * closes tmp->runfd), 0 when not needed, -ENOENT when it is missing (and not create), -errno. */
+static int dirs_open(const struct db_dirs *dirs, bool create, struct db_dirs *tmp, const struct db_dirs **ret)
 {
+        *ret = dirs;
+        if (dirs->runfd >= 0)
+                return 0;
+        const char *run_dir = dirs->run_dir;
         int fd = open(run_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0 && errno == ENOENT && create) {
                 int r = fs_mkdir_p(run_dir, 0755);
@@ -375,34 +377,30 @@ static int dirs_open(const char *run_dir, bool create, struct db_dirs *ret)
         }
         if (fd < 0)
                 return -errno;
-        *ret = (struct db_dirs){.run_dir = run_dir, .runfd = fd};
-        return 0;
+        *tmp = (struct db_dirs){.run_dir = run_dir, .runfd = fd, .cache = dirs->cache};
+        *ret = tmp;
+        return 1;
 }
 
-int db_update(const char *run_dir, struct device *d)
+static int update(const struct db_dirs *rd, struct device *d, const struct db_known *known);
+
+int db_update(const struct db_dirs *dirs, struct device *d, const struct db_known *old)
 {
-        struct db_dirs rd;
-        int r = dirs_open(run_dir, true, &rd);
+        struct db_dirs tmp;
+        const struct db_dirs *rd;
+        int r = dirs_open(dirs, true, &tmp, &rd);
         if (r < 0)
                 return r;
-        r = db_update_at(&rd, d);
-        close(rd.runfd);
-        return r;
+        int k = update(rd, d, old);
+        if (r > 0)
+                close(tmp.runfd);
+        return k;
 }
 
-int db_update_at(const struct db_dirs *dirs, struct device *d)
-{
-        return update(dirs, d, false, NULL);
-}
-
-int db_update_known(const struct db_dirs *dirs, struct device *d, char **old_tags)
-{
-        return update(dirs, d, true, old_tags);
-}
-
-static int update(const struct db_dirs *rd, struct device *d, bool old_known, char **old_tags)
+static int update(const struct db_dirs *rd, struct device *d, const struct db_known *known)
 {
         const char *run_dir = rd->run_dir;
+        char **old_tags = known ? known->tags : NULL;
         _cleanup_free_ char *id = NULL, *data = NULL, *path = NULL, *tmp = NULL;
         struct db_entry old = {0}, new = {0};
         struct strfmt_buf text = {0};
@@ -418,7 +416,7 @@ static int update(const struct db_dirs *rd, struct device *d, bool old_known, ch
         bool known_absent = d->db_synced && !d->db_exists;
         d->db_synced = false; /* until this write succeeds */
         /* the previous version says which tag index entries may have gone stale */
-        if (!old_known) {
+        if (!known) {
                 r = db_load(path, &old);
                 if (r < 0)
                         log_debug_errno(r, "%s: previous database entry unreadable: %m", path);
@@ -527,7 +525,7 @@ static int delete_id(const struct db_dirs *rd, const char *id, bool load)
         return unlinkat(p.fd, p.leaf, 0) < 0 && errno != ENOENT ? -errno : 0;
 }
 
-int db_delete_known(const struct db_dirs *rd, struct device *d)
+static int delete_device(const struct db_dirs *rd, struct device *d)
 {
         _cleanup_free_ char *id = NULL;
         int r = device_db_id(d, &id);
@@ -541,26 +539,20 @@ int db_delete_known(const struct db_dirs *rd, struct device *d)
         return delete_id(rd, id, !d->db_synced);
 }
 
-int db_delete(const char *run_dir, struct device *d)
+int db_delete(const struct db_dirs *dirs, struct device *d, const char *id)
 {
-        struct db_dirs rd;
-        int r = dirs_open(run_dir, false, &rd);
+        struct db_dirs tmp;
+        const struct db_dirs *rd;
+
+        if (!d == !id)
+                return -EINVAL;
+        int r = dirs_open(dirs, false, &tmp, &rd);
         if (r < 0)
                 return r == -ENOENT ? 0 : r; /* no run directory: no entry */
-        r = db_delete_known(&rd, d);
-        close(rd.runfd);
-        return r;
-}
-
-int db_delete_id(const char *run_dir, const char *id)
-{
-        struct db_dirs rd;
-        int r = dirs_open(run_dir, false, &rd);
-        if (r < 0)
-                return r == -ENOENT ? 0 : r;
-        r = delete_id(&rd, id, true);
-        close(rd.runfd);
-        return r;
+        int k = d ? delete_device(rd, d) : delete_id(rd, id, true);
+        if (r > 0)
+                close(tmp.runfd);
+        return k;
 }
 
 /* Replaces d's database fields with those of e (taking e's lists). */
@@ -656,11 +648,9 @@ static void cleanup_index_dir(int dirfd_, int datafd)
         }
 }
 
-/* links/ and tags/: one subdirectory per link or tag, holding device ids; in links/, a link
- * with one claimant has that claim instead (links.h), kept when its device's entry is. */
+/* links/ and tags/: one subdirectory per link or tag, holding device ids (links.h). */
 static void cleanup_index(const char *run_dir, const char *name, int datafd)
 {
-        bool claims = streq(name, "links");
         _cleanup_free_ char *p = path_join(run_dir, name);
         _cleanup_closedir_ DIR *dir = p ? opendir(p) : NULL;
         if (!dir)
@@ -677,10 +667,6 @@ static void cleanup_index(const char *run_dir, const char *name, int datafd)
                         (void)unlinkat(dirfd(dir), de->d_name, AT_REMOVEDIR); /* fails while non-empty */
                         continue;
                 }
-                _cleanup_free_ char *id = NULL;
-                if (claims && datafd >= 0 && links_single_claimant(dirfd(dir), de->d_name, &id) >= 0 &&
-                    filename_is_safe(id) && faccessat(datafd, id, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
-                        continue; /* kept: its device's entry persists */
                 (void)unlinkat(dirfd(dir), de->d_name, 0);
         }
 }

@@ -36,37 +36,35 @@
 
 struct model;
 
-/* Writes d's entry from d->udev and its PROP_DB properties (keys starting with '.' are
- * private and not written), and brings tags/<tag>/<id> in step: entries for tags the
- * previous version of the file had and d no longer has are removed. A device with nothing
- * to record and neither node nor ifindex has no entry (any old one is removed).
- * 0 or -errno. */
-int db_update(const char *run_dir, struct device *d);
-
-/* The way to the run directory: its path, its fd and a cache of the directories below it
- * (data/, tags/<tag>/) that entries are made in, so that the daemon walks no path from / for
- * each event. The functions taking a run_dir path open it for the call. */
+/* The way to the run directory: its path, and for the daemon its fd and a cache of the
+ * directories below it (data/, tags/<tag>/) that entries are made in, so that it walks no path
+ * from / for each event. With runfd -1 (DB_DIRS(path), the tools) the run directory is opened
+ * for the call. */
 struct db_dirs {
         const char *run_dir;
-        int runfd;                  /* open (O_PATH is enough) */
+        int runfd;                  /* open (O_PATH is enough), or -1 */
         struct devdir_cache *cache; /* may be NULL */
 };
+#define DB_DIRS(path) (&(const struct db_dirs){.run_dir = (path), .runfd = -1})
 
-/* db_update() through dirs. */
-int db_update_at(const struct db_dirs *dirs, struct device *d);
+/* What the caller knows of the entry on disk before a write, for the daemon, whose records
+ * hold what it wrote: the entry then is not read. */
+struct db_known {
+        char **tags; /* the previous entry's tags, NULL for none */
+};
 
-/* As db_update(), when the caller knows the tags of the previous entry (old_tags, NULL for
- * none): the file is then not read. For the daemon, whose records hold what it wrote. */
-int db_update_known(const struct db_dirs *dirs, struct device *d, char **old_tags);
+/* Writes d's entry from d->udev and its PROP_DB properties (keys starting with '.' are
+ * private and not written), and brings tags/<tag>/<id> in step: entries for tags the
+ * previous entry had (old, or else read from the file) and d no longer has are removed. A
+ * device with nothing to record and neither node nor ifindex has no entry (any old one is
+ * removed). The run directory is made when missing. 0 or -errno. */
+int db_update(const struct db_dirs *dirs, struct device *d, const struct db_known *old);
 
-/* Removes d's entry and its tag index entries (a remove event; db_persist does not keep
- * an entry of a device that is gone); the entry is read for its tags unless d->db_synced.
- * 0 (also when there was none) or -errno. */
-int db_delete(const char *run_dir, struct device *d);
-/* The same through the daemon's dirs. */
-int db_delete_known(const struct db_dirs *dirs, struct device *d);
-/* The same by device id, for entries whose device is gone (crash recovery). */
-int db_delete_id(const char *run_dir, const char *id);
+/* Removes d's entry, or with d NULL the entry called id (a device that is gone: crash
+ * recovery), and its tag index entries (a remove event; db_persist does not keep an entry of
+ * a device that is gone); the entry is read for its tags unless d->db_synced. 0 (also when
+ * there was none), -EINVAL unless exactly one of d and id is given, -errno. */
+int db_delete(const struct db_dirs *dirs, struct device *d, const char *id);
 
 /* Loads d's entry: replaces d->udev's database fields (links, tags, current tags, link
  * priority, usec_initialized, db_persist from the sticky bit) and d's PROP_DB properties.

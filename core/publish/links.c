@@ -142,7 +142,7 @@ static void claims_root_close(struct claims_root *cr)
         cr->fd = -1;
 }
 
-static int single_to_dir(int root, const char *esc);
+static int legacy_claim_to_dir(int root, const char *esc);
 
 /* Opens <escaped link> in the claims root (<run>/links, an fd, or its -errno when it could not
  * be opened); -ENOENT when absent and not create. *ret_created (may be NULL) tells whether it
@@ -161,8 +161,8 @@ static int claims_dir_open(int root, const char *link, bool create, bool *ret_cr
                 *ret_created = false;
         fd = openat(root, esc, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0 && create && (errno == ENOTDIR || errno == ELOOP)) {
-                /* the link's only claim: a directory is made of it for the next */
-                r = single_to_dir(root, esc);
+                /* an earlier devman's single claim */
+                r = legacy_claim_to_dir(root, esc);
                 if (r < 0)
                         return r;
                 fd = openat(root, esc, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -230,31 +230,12 @@ static int claim_read(int dirfd, const char *entry, struct claim *ret)
         return r;
 }
 
-/* ---- a link's only claim, kept directly in the claims root (see links.h) ---- */
-
-/* Reads the claim that dirfd/name is when it is a symlink. 1 with *ret filled; 0 when name is
- * not a symlink (the directory form); -ENOENT when absent; -EBADMSG for a symlink that is no
- * record. */
-static int single_read(int dirfd, const char *name, struct claim *ret)
-{
-        char *record = NULL;
-        int r = devdir_readlink(dirfd, name, &record);
-        if (r == -EINVAL)
-                return 0;
-        if (r < 0)
-                return r;
-        if (claim_parse(record, ret) < 0) {
-                free(record);
-                return -EBADMSG;
-        }
-        return 1;
-}
-
-/* Turns the single claim root/esc into a directory holding it, for a second claim to join: the
- * directory is made aside and exchanged with the symlink, so that a reader (or a crash) sees
- * one form or the other. A symlink that is no record is dropped. 0 also when there is nothing
- * to turn (a directory, or nothing at all), -errno. */
-static int single_to_dir(int root, const char *esc)
+/* Moves a claim that an earlier devman left as one symlink directly in the claims root,
+ * root/esc, into a directory of that name (the one form, links.h): the directory is made aside
+ * and exchanged with the symlink, so that a reader (or a crash) sees one or the other. A symlink
+ * that is no record is dropped. 0 also when there is nothing to move (a directory, or nothing at
+ * all), -errno. */
+static int legacy_claim_to_dir(int root, const char *esc)
 {
         _cleanup_free_ char *record = NULL, *copy = NULL, *entry = NULL;
         _cleanup_close_ int fd = -1;
@@ -311,45 +292,11 @@ fail:
         return r;
 }
 
-static int dev_link_remove(int devfd, struct devdir_cache *devdirs, const char *link);
-
-/* Releases the single claim <dirfd>/<prefix><esc> on link, the last one: it is renamed to a
- * temporary (the claim is gone), then the /dev link goes, then the temporary; after a crash in
- * between, links_gc() finds the temporary and settles the link. prefix is "" (dirfd is the
- * claims root) or CLAIMS_DIR "/" (dirfd is the run directory). */
-static int single_release(int devfd, struct devdir_cache *devdirs, int dirfd, const char *prefix,
-                          const char *esc, const char *link)
-{
-        _cleanup_free_ char *from = strfmt_concat(prefix, esc, NULL), *to = NULL;
-        char tmp[DEVDIR_TMP_SIZE];
-        int r;
-
-        if (!from)
-                return -ENOMEM;
-        for (int attempt = 0;; attempt++) {
-                devdir_tmp_name(tmp);
-                free(to);
-                if (!(to = strfmt_concat(prefix, tmp, NULL)))
-                        return -ENOMEM;
-                if (renameat2(dirfd, from, dirfd, to, RENAME_NOREPLACE) == 0)
-                        break;
-                if (errno == EINVAL && renameat(dirfd, from, dirfd, to) == 0)
-                        break; /* no RENAME_NOREPLACE here: the name is random enough */
-                if (errno == ENOENT)
-                        return 0;
-                if (errno != EEXIST || attempt >= 8)
-                        return -errno;
-        }
-        /* no claim left: the /dev link goes, whatever it points to (as link_apply() does) */
-        r = dev_link_remove(devfd, devdirs, link);
-        (void)unlinkat(dirfd, to, 0);
-        return r;
-}
-
-/* Whether a claim directory read from its start (a fresh fd) holds an entry that is not a
- * temporary, in one getdents64() call in the common case: a reply that left room for one more
- * entry of the longest name is the whole directory. 1, 0 or -errno. */
-static int claims_dir_has_entries(int dirfd)
+/* Whether a claim directory read from its start (a fresh fd) holds an entry that is neither a
+ * temporary nor the one called exclude (may be NULL), in one getdents64() call in the common
+ * case: a reply that left room for one more entry of the longest name is the whole directory.
+ * 1, 0 or -errno. */
+static int claims_dir_has_others(int dirfd, const char *exclude)
 {
         char buf[2048] __attribute__((aligned(8)));
         const long longest = (long)(offsetof(struct dirent64, d_name) + NAME_MAX + 1 + 7);
@@ -361,7 +308,7 @@ static int claims_dir_has_entries(int dirfd)
                 for (long off = 0; off < got;) {
                         const struct dirent64 *de = (const struct dirent64 *)(buf + off);
                         off += de->d_reclen;
-                        if (de->d_name[0] != '.')
+                        if (de->d_name[0] != '.' && !streq_ptr(de->d_name, exclude))
                                 return 1;
                 }
                 if (got == 0 || got <= (long)sizeof(buf) - longest)
@@ -493,32 +440,14 @@ static int link_resolve_at(int devfd, struct devdir_cache *devdirs, struct claim
         return link_apply(devfd, devdirs, cr, link, cdir >= 0, r > 0 ? &best : NULL);
 }
 
-/* The best claim on link, whichever form its claims take (root: the claims root's fd, or the
- * -errno of opening it). 1 with *best filled, 0 when there is none; *ret_marked tells whether
- * the claims root has an entry for the link (a claim directory, even empty, or a single claim,
- * even unreadable). */
+/* The best claim on link (root: the claims root's fd, or the -errno of opening it). 1 with
+ * *best filled, 0 when there is none; *ret_marked tells whether the link has a claim directory
+ * (even an empty one). */
 static int claims_owner(int root, const char *link, struct claim *best, bool *ret_marked)
 {
-        _cleanup_free_ char *esc = NULL;
-
         *ret_marked = false;
         if (root < 0)
                 return root == -ENOENT ? 0 : root;
-        if (escape_name(link, &esc) < 0)
-                return -ENOMEM;
-        int r = single_read(root, esc, best);
-        if (r == -ENOENT)
-                return 0;
-        if (r > 0 || r == -EBADMSG) {
-                *ret_marked = true;
-                if (r > 0 && streq(best->link, link))
-                        return 1;
-                if (r > 0)
-                        claim_clear(best); /* another link's (a hash clash): none for this one */
-                return 0;
-        }
-        if (r < 0)
-                return r;
         _cleanup_close_ int cdir = claims_dir_open(root, link, false, NULL);
         if (cdir == -ENOENT)
                 return 0;
@@ -578,27 +507,31 @@ static int link_apply(int devfd, struct devdir_cache *devdirs, struct claims_roo
         return r < 0 ? r : 0;
 }
 
-/* The common case of a link nobody claims: the new claim is its only one, written in place
- * as <run>/links/<escaped link> (one syscall, no temporary, nothing to compare). 1 when
- * written, 0 when the link has claims (the caller takes the general path), -errno. */
-static int claim_write_fresh(int runfd, const char *esc, const char *record)
+/* The common case of a link nobody claims: its claim directory <run>/links/<escaped link>
+ * (dir), made now, gets the new claim as its only entry, written in place (no temporary,
+ * nothing to compare). 1 when written, 0 when the link has a claim directory already (the
+ * caller takes the general path), -errno. */
+static int claim_write_fresh(int runfd, const char *dir, const char *entry, const char *record)
 {
-        _cleanup_free_ char *path = path_join(CLAIMS_DIR, esc);
+        _cleanup_free_ char *path = path_join(dir, entry);
 
         if (!path)
                 return -ENOMEM;
-        if (symlinkat(record, runfd, path) == 0)
-                return 1;
-        if (errno == EEXIST)
-                return 0;
-        if (errno != ENOENT)
-                return -errno;
-        /* the first claim of all: the claims root is missing */
-        if (mkdirat(runfd, CLAIMS_DIR, 0755) < 0 && errno != EEXIST)
-                return -errno;
-        if (symlinkat(record, runfd, path) == 0)
-                return 1;
-        return errno == EEXIST ? 0 : -errno;
+        if (mkdirat(runfd, dir, 0755) < 0) {
+                if (errno != ENOENT)
+                        return errno == EEXIST ? 0 : -errno;
+                /* the first claim of all: the claims root is missing */
+                if (mkdirat(runfd, CLAIMS_DIR, 0755) < 0 && errno != EEXIST)
+                        return -errno;
+                if (mkdirat(runfd, dir, 0755) < 0)
+                        return errno == EEXIST ? 0 : -errno;
+        }
+        if (symlinkat(record, runfd, path) < 0) {
+                int r = -errno;
+                (void)unlinkat(runfd, dir, AT_REMOVEDIR);
+                return r;
+        }
+        return 1;
 }
 
 static int claim_record(int priority, uint64_t seq, const char *devname, const char *device_id, const char *link,
@@ -610,72 +543,58 @@ static int claim_record(int priority, uint64_t seq, const char *devname, const c
         return *ret ? 0 : -ENOMEM;
 }
 
-/* Writes device_id's claim on link. Returns 1 when it wrote one, with the link's owner now
- * (the best of the new claim and the others) in *ret_owner, which the caller clears, and also
- * when the link's single claim is device_id's, unchanged (that claim is the owner); 0 when the
- * claim was already there unchanged among others (the owner is then not computed). */
+/* Writes device_id's claim on link (an unchanged claim keeps its sequence number, so its place
+ * among equals). Returns 1 with the link's owner now (the best of its claims) in *ret_owner,
+ * which the caller clears; 0 when the link has no valid claim (not even this one: gone
+ * meanwhile), -errno. */
 static int claim_write(struct claims_root *cr, const char *link, const char *device_id, const char *devname,
                        int priority, struct claim *ret_owner)
 {
         _cleanup_close_ int cdir = -1;
-        _cleanup_free_ char *esc = NULL, *entry = NULL, *record = NULL;
+        _cleanup_free_ char *esc = NULL, *entry = NULL, *dir = NULL, *record = NULL;
         struct claim mine = {0}, best = {0};
         uint64_t max_seq = 0;
         char tmp[DEVDIR_TMP_SIZE];
-        bool created;
+        bool created = false;
         int r, have_best = 0;
 
-        r = escape_name(link, &esc);
-        if (r < 0)
-                return r;
-        r = escape_name(device_id, &entry);
-        if (r < 0)
-                return r;
+        if (escape_name(link, &esc) < 0 || escape_name(device_id, &entry) < 0 || !(dir = path_join(CLAIMS_DIR, esc)))
+                return -ENOMEM;
         r = claim_record(priority, 1, devname, device_id, link, &record);
         if (r < 0)
                 return r;
-        r = claim_write_fresh(cr->runfd, esc, record);
+        r = claim_write_fresh(cr->runfd, dir, entry, record);
         if (r < 0)
                 return r;
         if (r > 0)
                 goto owner; /* the only claim: its owner */
-
-        /* Our own single claim: unchanged (a change event), or rewritten in place. */
-        int root = claims_root_fd(cr);
-        if (root < 0)
-                return root;
-        r = single_read(root, esc, &mine);
-        if (r > 0) {
-                bool me = streq(mine.device_id, device_id) && streq(mine.link, link);
-                if (me && mine.priority == priority && streq(mine.devname, devname)) {
-                        *ret_owner = mine; /* a change event: the link is only repaired */
-                        return 1;
-                }
-                claim_clear(&mine);
-                if (me) {
-                        r = devdir_symlink_replace(root, esc, record);
-                        if (r < 0)
-                                return r;
-                        goto owner;
-                }
-        } else if (r < 0 && r != -EBADMSG)
-                return r;
         record = mfree(record);
 
-        /* Someone else's claim, or several: the directory form. */
-        cdir = claims_dir_open(root, link, true, &created);
-        if (cdir < 0)
-                return cdir;
+        /* The directory is there: through the run directory, no claims root needed. */
+        cdir = openat(cr->runfd, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (cdir < 0) { /* gone meanwhile, or an earlier devman's single claim */
+                cdir = claims_dir_open(claims_root_fd(cr), link, true, &created);
+                if (cdir < 0)
+                        return cdir;
+        }
 
         /* A directory made just now holds nothing: no claim to compare with. */
         if (!created) {
-                /* Unchanged claims keep their sequence number (their place among equals). */
                 if (claim_read(cdir, entry, &mine) >= 0) {
                         bool same = mine.priority == priority && streq(mine.devname, devname) &&
                                     streq(mine.device_id, device_id) && streq(mine.link, link);
+                        if (same) {
+                                /* a change event: the owner is this claim when it is the only
+                                 * one (cdir is fresh: read from its start) */
+                                r = claims_dir_has_others(cdir, entry);
+                                if (r == 0) {
+                                        *ret_owner = mine;
+                                        return 1;
+                                }
+                                claim_clear(&mine);
+                                return r < 0 ? r : claims_best(cdir, link, NULL, ret_owner, NULL);
+                        }
                         claim_clear(&mine);
-                        if (same)
-                                return 0;
                 }
                 have_best = claims_best(cdir, link, entry, &best, &max_seq);
                 if (have_best < 0)
@@ -728,66 +647,40 @@ owner:;
         return 1;
 }
 
-/* Drops device_id's claim on link and fixes the link. The common case, a device that owns the
- * link and is its only claimant, is settled without reading other claims: the /dev link is
- * seen to point to the claim's node, the claim goes, the directory is found empty, then the
- * /dev link and the directory go (in that order: a crash never leaves an unclaimed link).
- * Everything else takes the general way: the claim goes, then link_resolve_at(). */
+/* Drops device_id's claim on link and fixes the link: the claim goes; when the directory then
+ * holds no other claim (the common case, found without reading any), the /dev link goes, then
+ * the directory (in that order: a crash never leaves an unclaimed link that links_gc() cannot
+ * find); else the best remaining claim takes the link (link_resolve_at()). */
 static int claim_release(int devfd, struct devdir_cache *devdirs, struct claims_root *cr, const char *link,
                          const char *device_id)
 {
-        _cleanup_free_ char *esc = NULL, *entry = NULL, *dir = NULL, *target = NULL, *current = NULL;
+        _cleanup_free_ char *esc = NULL, *entry = NULL, *dir = NULL;
         _cleanup_close_ int cdir = -1;
-        _cleanup_(devdir_parent_done) struct devdir_parent pdir = DEVDIR_PARENT_NULL;
-        struct claim mine;
         int r;
 
         if (escape_name(link, &esc) < 0 || escape_name(device_id, &entry) < 0 || !(dir = path_join(CLAIMS_DIR, esc)))
                 return -ENOMEM;
-        r = single_read(cr->runfd, dir, &mine);
-        if (r > 0) { /* the link's only claim */
-                bool me = streq(mine.device_id, device_id) && streq(mine.link, link);
-                claim_clear(&mine);
-                if (me)
-                        return single_release(devfd, devdirs, cr->runfd, CLAIMS_DIR "/", esc, link);
-                return link_resolve(devfd, devdirs, cr, link, false); /* someone else's */
-        }
-        if (r == -EBADMSG)
-                return link_resolve(devfd, devdirs, cr, link, false);
-        if (r < 0)
-                return r == -ENOENT ? 0 : r; /* no claims: nothing of ours there */
-
         cdir = openat(cr->runfd, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (cdir < 0 && (errno == ENOTDIR || errno == ELOOP)) /* an earlier devman's single claim */
+                cdir = claims_dir_open(claims_root_fd(cr), link, true, NULL);
+        else if (cdir < 0)
+                cdir = -errno;
         if (cdir < 0)
-                return errno == ENOENT ? 0 : -errno; /* no claims: nothing of ours there */
-        if (claim_read(cdir, entry, &mine) < 0)
-                goto general; /* not claimed by us, or garbage */
-        r = devdir_relative_target(link, mine.devname, &target);
-        claim_clear(&mine);
-        if (r < 0)
-                goto general;
-        if (devdir_open_parent(devfd, devdirs, link, false, &pdir) < 0 ||
-            devdir_readlink(pdir.fd, pdir.leaf, &current) < 0 || !streq(current, target))
-                goto general; /* owned by another claimant, or not as the claims say */
+                return cdir == -ENOENT ? 0 : cdir; /* no claims: nothing of ours there */
         if (unlinkat(cdir, entry, 0) < 0 && errno != ENOENT)
                 return -errno;
-        r = claims_dir_has_entries(cdir); /* cdir was not read yet: at its start */
+        r = claims_dir_has_others(cdir, NULL); /* cdir was not read yet: at its start */
         if (r < 0)
                 return r;
         if (r > 0)
                 return link_resolve_at(devfd, devdirs, cr, cdir, link); /* the next claimant takes it over */
-        if (unlinkat(pdir.fd, pdir.leaf, 0) < 0 && errno != ENOENT)
-                return -errno;
-        devdir_parent_done(&pdir); /* released first: a pruned directory then leaves the cache */
-        devdir_prune_parents(devfd, devdirs, link);
+        /* no claim left: the /dev link goes, whatever it points to (as link_apply() does) */
+        r = dev_link_remove(devfd, devdirs, link);
+        if (r < 0)
+                return r; /* the directory stays, the mark of a link to settle */
         /* fails harmlessly when a temporary is still there */
         (void)unlinkat(cr->runfd, dir, AT_REMOVEDIR);
         return 0;
-
-general:
-        if (unlinkat(cdir, entry, 0) < 0 && errno != ENOENT)
-                return -errno;
-        return link_resolve_at(devfd, devdirs, cr, cdir, link);
 }
 
 static void keep_first_error(int *ret, int r)
@@ -827,25 +720,22 @@ int links_update(int devfd, struct devdir_cache *devdirs, int runfd, const char 
                 struct claim owner;
                 r = claim_write(&cr, *l, device_id, devname, priority, &owner);
                 keep_first_error(&ret, r);
-                if (r > 0)
-                        keep_first_error(&ret, link_apply(devfd, devdirs, &cr, *l, true, &owner));
-                else if (r == 0) /* unchanged: still repair the link */
-                        keep_first_error(&ret, link_resolve(devfd, devdirs, &cr, *l, false));
+                if (r >= 0) /* also when unchanged: the link is repaired */
+                        keep_first_error(&ret,
+                                         link_apply(devfd, devdirs, &cr, *l, true, r > 0 ? &owner : NULL));
         }
         claims_root_close(&cr);
         return ret;
 }
 
 /* Calls fn for every claim directory: its fd, the link name (from a record, or unescaped from
- * the directory name; NULL when unknown) and the entries; and single_fn for every single claim:
- * its name in the claims root and the claim (NULL when it is no record). */
+ * the directory name; NULL when unknown) and the entries. An earlier devman's single claim is
+ * moved into its directory first. */
 typedef int (*claims_dir_fn)(int devfd, struct devdir_cache *devdirs, struct claims_root *cr, int cdir,
                              const char *link, char **entries, void *userdata);
-typedef int (*claims_single_fn)(int devfd, struct devdir_cache *devdirs, struct claims_root *cr,
-                                const char *name, const struct claim *c, void *userdata);
 
 static int claims_foreach_dir(int devfd, struct devdir_cache *devdirs, int runfd, claims_dir_fn fn,
-                              claims_single_fn single_fn, void *userdata)
+                              void *userdata)
 {
         _cleanup_strv_free_ char **names = NULL;
         struct claims_root cr = CLAIMS_ROOT(runfd, false);
@@ -868,21 +758,15 @@ static int claims_foreach_dir(int devfd, struct devdir_cache *devdirs, int runfd
                 _cleanup_free_ char *link = NULL;
 
                 if (cdir < 0 && (errno == ENOTDIR || errno == ELOOP)) {
-                        struct claim c;
-                        int k = single_read(root, *d, &c);
-                        if (k == 0 || k == -ENOENT)
-                                continue; /* not a symlink (not ours), or vanished */
-                        r = single_fn(devfd, devdirs, &cr, *d, k > 0 ? &c : NULL, userdata);
-                        if (k > 0)
-                                claim_clear(&c);
-                        if (r < 0)
+                        r = legacy_claim_to_dir(root, *d);
+                        if (r < 0) {
                                 keep_first_error(&ret, r);
-                        else if (ret >= 0)
-                                ret += r;
-                        continue;
+                                continue;
+                        }
+                        cdir = openat(root, *d, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
                 }
                 if (cdir < 0)
-                        continue; /* vanished */
+                        continue; /* vanished, or not ours (not a symlink) */
                 r = list_dir(cdir, false, &entries);
                 if (r < 0) {
                         keep_first_error(&ret, r);
@@ -940,15 +824,6 @@ static int remove_one_dir(int devfd, struct devdir_cache *devdirs, struct claims
         return 0;
 }
 
-static int remove_one_single(int devfd, struct devdir_cache *devdirs, struct claims_root *cr,
-                             const char *name, const struct claim *c, void *userdata)
-{
-        struct remove_ctx *ctx = userdata;
-        if (!c || !streq(c->device_id, ctx->device_id))
-                return 0;
-        return single_release(devfd, devdirs, claims_root_fd(cr), "", name, c->link);
-}
-
 int links_remove_all(int devfd, struct devdir_cache *devdirs, int runfd, const char *device_id, char **links)
 {
         int ret = 0, r;
@@ -958,7 +833,7 @@ int links_remove_all(int devfd, struct devdir_cache *devdirs, int runfd, const c
 
         if (!links) {
                 struct remove_ctx ctx = {.device_id = device_id};
-                r = claims_foreach_dir(devfd, devdirs, runfd, remove_one_dir, remove_one_single, &ctx);
+                r = claims_foreach_dir(devfd, devdirs, runfd, remove_one_dir, &ctx);
                 return r < 0 ? r : 0;
         }
 
@@ -1014,36 +889,10 @@ static int gc_one_dir(int devfd, struct devdir_cache *devdirs, struct claims_roo
         return dropped;
 }
 
-static int gc_one_single(int devfd, struct devdir_cache *devdirs, struct claims_root *cr, const char *name,
-                         const struct claim *c, void *userdata)
-{
-        struct gc_ctx *ctx = userdata;
-        _cleanup_free_ char *esc = NULL, *link = NULL;
-        int r;
-
-        if (c && escape_name(c->link, &esc) < 0)
-                return -ENOMEM;
-        /* a record must sit under its own link's name, or it is foreign garbage */
-        bool own = c && streq(esc, name);
-        bool drop = !own || !ctx->is_live(c->device_id, ctx->userdata);
-        int dropped = drop && unlinkat(claims_root_fd(cr), name, 0) == 0;
-        if (own)
-                link = strdup(c->link);
-        else if (unescape_name(name, &link) < 0 || !devdir_name_valid(link))
-                link = mfree(link);
-        if (own && !link)
-                return -ENOMEM;
-        if (link) {
-                r = link_resolve(devfd, devdirs, cr, link, dropped);
-                if (r < 0)
-                        return r;
-        }
-        return dropped;
-}
-
-/* A crash's leftovers in the claims root: a released single claim renamed to a temporary (its
- * link is settled now) or a directory being made for a second claim (the single claim it was
- * to replace is still in place, or the exchange happened and the temporary is that claim). */
+/* A crash's leftovers in the claims root, temporaries of legacy_claim_to_dir() and of an
+ * earlier devman: a directory being made (the claim it was for is still in place) and a claim
+ * renamed away, released or exchanged for its directory; the link of such a claim is settled
+ * now (by its claims, if any are left). */
 static int claims_sweep_temporaries(int devfd, int runfd)
 {
         _cleanup_strv_free_ char **names = NULL;
@@ -1055,20 +904,19 @@ static int claims_sweep_temporaries(int devfd, int runfd)
                 return root == -ENOENT ? 0 : root;
         ret = list_dir(root, true, &names);
         for (char **n = names; ret >= 0 && *n; n++) {
-                struct claim c;
-                int r = single_read(root, *n, &c);
-                if (r == 0) {
-                        _cleanup_close_ int fd =
-                                openat(root, *n, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                _cleanup_close_ int fd = openat(root, *n, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (fd >= 0) {
                         _cleanup_strv_free_ char **entries = NULL;
-                        if (fd >= 0 && list_dir(fd, false, &entries) >= 0)
+                        if (list_dir(fd, false, &entries) >= 0)
                                 for (char **e = entries; *e; e++)
                                         (void)unlinkat(fd, *e, 0);
                         (void)unlinkat(root, *n, AT_REMOVEDIR);
                         continue;
                 }
+                struct claim c;
+                int r = claim_read(root, *n, &c);
                 (void)unlinkat(root, *n, 0);
-                if (r > 0) {
+                if (r >= 0) {
                         if (devdir_name_valid(c.link))
                                 keep_first_error(&ret, link_resolve(devfd, NULL, &cr, c.link, true));
                         claim_clear(&c);
@@ -1087,7 +935,7 @@ int links_gc(int devfd, int runfd, bool (*is_live)(const char *device_id, void *
         int r = claims_sweep_temporaries(devfd, runfd);
         if (r < 0)
                 return r;
-        return claims_foreach_dir(devfd, NULL, runfd, gc_one_dir, gc_one_single, &ctx);
+        return claims_foreach_dir(devfd, NULL, runfd, gc_one_dir, &ctx);
 }
 
 int links_get_owner(int runfd, const char *link, char **ret_device_id, char **ret_devname)
@@ -1112,18 +960,4 @@ int links_get_owner(int runfd, const char *link, char **ret_device_id, char **re
         if (ret_devname)
                 *ret_devname = TAKE_PTR(dn);
         return 1;
-}
-
-int links_single_claimant(int claims_dirfd, const char *name, char **ret_device_id)
-{
-        struct claim c;
-        int r = single_read(claims_dirfd, name, &c);
-        if (r <= 0)
-                return r == 0 ? -EINVAL : r;
-        char *id = strdup(c.device_id);
-        claim_clear(&c);
-        if (!id)
-                return -ENOMEM;
-        *ret_device_id = id;
-        return 0;
 }

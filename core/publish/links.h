@@ -5,18 +5,17 @@
  * equal priorities the newest claim wins. When the owner releases its claim the link moves
  * to the next claimant, or is removed when none is left.
  *
- * Claims live in the run directory, so a daemon restart keeps them. A link with one claimant
- * (nearly every link) has its claim directly in the claims root, one symlink:
- *   <run>/links/<escaped link>
- * a link with several has a directory of them:
+ * Claims live in the run directory, so a daemon restart keeps them, in the layout systemd 252's
+ * udevd keeps there (a directory per link, an entry per claimant; its clean-up skips anything
+ * else in links/; the entries' targets are devman's own records):
  *   <run>/links/<escaped link>/<escaped device id>
  * Each claim is a symlink whose target is the record
  *   "<priority>\n<sequence>\n<devname>\n<device id>\n<link>"
- * written atomically (made in place when nothing is there, else a temporary renamed over it).
- * A second claimant turns the single claim into a directory (made aside, then exchanged with
- * it); a directory whose claims dwindle to one stays a directory. A released single claim is
- * first renamed to a temporary, then its /dev link goes, then the temporary: after a crash
- * links_gc() finds the temporary and settles its link.
+ * written atomically (made in place in a directory made for it, else a temporary renamed over
+ * it). A released claim goes first, then, when it was the last, the /dev link, then the
+ * directory: after a crash links_gc() finds the empty directory and settles its link. A claim
+ * an earlier devman kept as one symlink directly in links/ is moved into its directory when
+ * met (links_gc() at start).
  * The sequence number orders claims of one link (newest = highest); re-asserting an
  * unchanged claim keeps its place, so change events do not make links flap between devices.
  * Escaping: '/' -> "\x2f", '\' -> "\x5c", a leading '.' -> "\x2e"; names whose escaped form
@@ -58,8 +57,3 @@ int links_gc(int devfd, int runfd, bool (*is_live)(const char *device_id, void *
 /* The owner of a link according to the claims: its device id and devname as new strings (either
  * pointer may be NULL). 1 when the link has an owner, 0 when it has no claim, -errno. */
 int links_get_owner(int runfd, const char *link, char **ret_device_id, char **ret_devname);
-
-/* For `--cleanup-db`: the device id of the single claim called name in the claims directory
- * (<run>/links) claims_dirfd, as a new string. -EINVAL when name is not a single claim (a
- * directory), -EBADMSG when it is no record, -ENOENT. */
-int links_single_claimant(int claims_dirfd, const char *name, char **ret_device_id);

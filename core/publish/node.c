@@ -60,8 +60,12 @@ static int chmod_nofollow(int dirfd, const char *leaf, mode_t want_type, dev_t d
  * mode; only what differs is changed, and nothing is done through a symlink. The check that
  * it is the node and the change are not one step: only root writes in /dev. */
 static int node_fix_perms(int dirfd, const char *leaf, const struct stat *st, mode_t want_type, dev_t devnum,
-                          mode_t mode, uid_t uid, gid_t gid)
+                          struct node_access a)
 {
+        mode_t mode = a.mode;
+        uid_t uid = a.uid;
+        gid_t gid = a.gid;
+
         /* what no rule and no kernel key decided stays as the node has it, as in udev */
         if (mode == NODE_MODE_UNSET)
                 mode = st->st_mode & 07777;
@@ -84,22 +88,20 @@ static int node_fix_perms(int dirfd, const char *leaf, const struct stat *st, mo
         return 0;
 }
 
-void node_access_for_new(mode_t *mode, uid_t *uid, gid_t *gid)
+void node_access_for_new(struct node_access *a)
 {
-        if (*mode == NODE_MODE_UNSET)
-                *mode = NODE_MODE_DEFAULT;
-        if (*uid == NODE_UID_UNSET)
-                *uid = 0;
-        if (*gid == NODE_GID_UNSET)
-                *gid = 0;
+        if (a->mode == NODE_MODE_UNSET)
+                a->mode = NODE_MODE_DEFAULT;
+        if (a->uid == NODE_UID_UNSET)
+                a->uid = 0;
+        if (a->gid == NODE_GID_UNSET)
+                a->gid = 0;
 }
 
 struct node_spec {
         mode_t ifmt;
         dev_t devnum;
-        mode_t mode;
-        uid_t uid;
-        gid_t gid;
+        struct node_access access;
 };
 
 static int node_make_tmp(int dirfd, const char *tmp, void *data)
@@ -113,29 +115,27 @@ static int node_finish_tmp(int dirfd, const char *tmp, void *data)
 {
         const struct node_spec *n = data;
         struct stat st = {.st_mode = n->ifmt | 0000, .st_rdev = n->devnum, .st_uid = (uid_t)-1, .st_gid = (gid_t)-1};
-        return node_fix_perms(dirfd, tmp, &st, n->ifmt, n->devnum, n->mode, n->uid, n->gid);
+        return node_fix_perms(dirfd, tmp, &st, n->ifmt, n->devnum, n->access);
 }
 
 /* Makes the node under a temporary name and renames it over whatever has the name. */
-static int node_replace(int dirfd, const char *leaf, mode_t ifmt, dev_t devnum, mode_t mode, uid_t uid,
-                        gid_t gid)
+static int node_replace(int dirfd, const char *leaf, mode_t ifmt, dev_t devnum, struct node_access a)
 {
-        node_access_for_new(&mode, &uid, &gid);
-        struct node_spec n = {.ifmt = ifmt, .devnum = devnum, .mode = mode, .uid = uid, .gid = gid};
+        node_access_for_new(&a);
+        struct node_spec n = {.ifmt = ifmt, .devnum = devnum, .access = a};
         return devdir_replace(dirfd, leaf, node_make_tmp, node_finish_tmp, &n);
 }
 
 /* Makes the absent node in place: with no permission bits, then its owner, then its mode, so
  * it is never more permissive than it ends up. -EEXIST when something took the name first. */
-static int node_create(int dirfd, const char *leaf, mode_t ifmt, dev_t devnum, mode_t mode, uid_t uid,
-                       gid_t gid)
+static int node_create(int dirfd, const char *leaf, mode_t ifmt, dev_t devnum, struct node_access a)
 {
-        node_access_for_new(&mode, &uid, &gid);
+        node_access_for_new(&a);
         if (mknodat(dirfd, leaf, ifmt | 0000, devnum) < 0)
                 return -errno;
         /* the owner mknod gives is ours (root) */
         struct stat st = {.st_mode = ifmt | 0000, .st_rdev = devnum, .st_uid = geteuid(), .st_gid = getegid()};
-        int r = node_fix_perms(dirfd, leaf, &st, ifmt, devnum, mode, uid, gid);
+        int r = node_fix_perms(dirfd, leaf, &st, ifmt, devnum, a);
         if (r < 0) {
                 (void)unlinkat(dirfd, leaf, 0);
                 return r;
@@ -158,9 +158,8 @@ static int node_link_devnum(int devfd, struct devdir_cache *devdirs, const char 
         return r < 0 ? r : 0;
 }
 
-/* The node dirfd/leaf made or fixed, as node_add_full() describes. */
-static int node_put(int dirfd, const char *leaf, mode_t ifmt, dev_t devnum, mode_t mode, uid_t uid,
-                    gid_t gid)
+/* The node dirfd/leaf made or fixed, as node_apply() describes. */
+static int node_put(int dirfd, const char *leaf, mode_t ifmt, dev_t devnum, struct node_access a)
 {
         struct stat st;
         int r;
@@ -169,97 +168,80 @@ static int node_put(int dirfd, const char *leaf, mode_t ifmt, dev_t devnum, mode
                 if (S_ISDIR(st.st_mode))
                         return -EISDIR;
                 if ((st.st_mode & S_IFMT) == ifmt && st.st_rdev == devnum) {
-                        r = node_fix_perms(dirfd, leaf, &st, ifmt, devnum, mode, uid, gid);
+                        r = node_fix_perms(dirfd, leaf, &st, ifmt, devnum, a);
                         if (r == -ESTALE) /* replaced under us: make it again */
-                                r = node_replace(dirfd, leaf, ifmt, devnum, mode, uid, gid);
+                                r = node_replace(dirfd, leaf, ifmt, devnum, a);
                 } else
-                        r = node_replace(dirfd, leaf, ifmt, devnum, mode, uid, gid);
+                        r = node_replace(dirfd, leaf, ifmt, devnum, a);
         } else if (errno == ENOENT) {
-                r = node_create(dirfd, leaf, ifmt, devnum, mode, uid, gid);
+                r = node_create(dirfd, leaf, ifmt, devnum, a);
                 if (r == -EEXIST) /* made by someone else in between */
-                        r = node_replace(dirfd, leaf, ifmt, devnum, mode, uid, gid);
+                        r = node_replace(dirfd, leaf, ifmt, devnum, a);
         } else
                 r = -errno;
         return r;
 }
 
-/* made: the node is the one node_add_absent() made in this event, whose state is known. */
-static int node_add_full(int devfd, struct devdir_cache *devdirs, const char *name, char type, dev_t devnum,
-                         mode_t mode, uid_t uid, gid_t gid, bool devnum_link, bool made)
+/* The node made before the rules (NODE_IF_ABSENT): mknod() itself is the check, one call where
+ * a look-up first would take two. The M:m link first, as for any node (the record of a node
+ * devman made); the rules' node_apply() makes it anyway when the name is taken. */
+static int node_make_absent(int devfd, struct devdir_cache *devdirs, const char *name, char type, mode_t ifmt,
+                            dev_t devnum, struct devdir_parent *dir)
 {
-        _cleanup_(devdir_parent_done) struct devdir_parent dir = DEVDIR_PARENT_NULL;
-        mode_t ifmt = type_bits(type);
-        int r;
-
-        if (!ifmt || !devdir_name_valid(name))
-                return -EINVAL;
-        if (mode != NODE_MODE_UNSET)
-                mode &= 07777;
-
-        r = devdir_open_parent(devfd, devdirs, name, true, &dir);
+        int r = node_link_devnum(devfd, devdirs, name, type, devnum);
         if (r < 0)
                 return r;
-
-        /* The M:m link first: it is the record that devman made this node, so a crash between
-         * the two leaves at most a dangling link that reconciliation finds (reconcile.c). */
-        int link_r = devnum_link ? node_link_devnum(devfd, devdirs, name, type, devnum) : 0;
-
-        r = -ESTALE;
-        if (made) {
-                /* no look-up first; with nothing to change, node_put() checks it is still there */
-                const struct stat st = {.st_mode = ifmt | NODE_MODE_DEFAULT, .st_rdev = devnum,
-                                        .st_uid = geteuid(), .st_gid = getegid()};
-                if ((uid != NODE_UID_UNSET && st.st_uid != uid) || (gid != NODE_GID_UNSET && st.st_gid != gid) ||
-                    (mode != NODE_MODE_UNSET && (st.st_mode & 07777) != mode))
-                        r = node_fix_perms(dir.fd, dir.leaf, &st, ifmt, devnum, mode, uid, gid);
-        }
-        if (r == -ESTALE) /* not known, or gone meanwhile */
-                r = node_put(dir.fd, dir.leaf, ifmt, devnum, mode, uid, gid);
-        if (r == -ENOENT && devdir_parent_reopen(devfd, devdirs, name, &dir) > 0)
-                r = node_put(dir.fd, dir.leaf, ifmt, devnum, mode, uid, gid);
-        if (r < 0)
-                return r;
-        return link_r < 0 ? link_r : r;
-}
-
-int node_add_absent(int devfd, struct devdir_cache *devdirs, const char *name, char type, dev_t devnum)
-{
-        _cleanup_(devdir_parent_done) struct devdir_parent dir = DEVDIR_PARENT_NULL;
-        mode_t ifmt = type_bits(type);
-        int r;
-
-        if (!ifmt || !devdir_name_valid(name))
-                return -EINVAL;
-        r = devdir_open_parent(devfd, devdirs, name, true, &dir);
-        if (r < 0)
-                return r;
-        /* the M:m link first, as node_add() does (the record of a node devman made); the rules'
-         * node_add() makes it anyway when the name is taken */
-        r = node_link_devnum(devfd, devdirs, name, type, devnum);
-        if (r < 0)
-                return r;
-        /* mknod() itself is the check: one call where a lookup first would take two */
-        r = mknodat(dir.fd, dir.leaf, ifmt | NODE_MODE_DEFAULT, devnum) < 0 ? -errno : 1;
-        if (r == -ENOENT && devdir_parent_reopen(devfd, devdirs, name, &dir) > 0)
-                r = mknodat(dir.fd, dir.leaf, ifmt | NODE_MODE_DEFAULT, devnum) < 0 ? -errno : 1;
+        r = mknodat(dir->fd, dir->leaf, ifmt | NODE_MODE_DEFAULT, devnum) < 0 ? -errno : 1;
+        if (r == -ENOENT && devdir_parent_reopen(devfd, devdirs, name, dir) > 0)
+                r = mknodat(dir->fd, dir->leaf, ifmt | NODE_MODE_DEFAULT, devnum) < 0 ? -errno : 1;
         return r == -EEXIST ? 0 : r;
 }
 
-int node_add(int devfd, struct devdir_cache *devdirs, const char *name, char type, dev_t devnum, mode_t mode,
-             uid_t uid, gid_t gid)
+int node_apply(int devfd, struct devdir_cache *devdirs, const char *name, char type, dev_t devnum,
+               const struct node_access *access, unsigned flags)
 {
-        return node_add_full(devfd, devdirs, name, type, devnum, mode, uid, gid, true, false);
-}
+        _cleanup_(devdir_parent_done) struct devdir_parent dir = DEVDIR_PARENT_NULL;
+        mode_t ifmt = type_bits(type);
+        int r;
 
-int node_update(int devfd, struct devdir_cache *devdirs, const char *name, char type, dev_t devnum,
-                mode_t mode, uid_t uid, gid_t gid)
-{
-        return node_add_full(devfd, devdirs, name, type, devnum, mode, uid, gid, false, true);
-}
+        const unsigned known = NODE_IF_ABSENT | NODE_MADE_NOW | NODE_NO_DEVNUM_LINK;
+        if (!ifmt || !devdir_name_valid(name) || (flags & ~known) ||
+            ((flags & NODE_IF_ABSENT) && (access || (flags & NODE_MADE_NOW))))
+                return -EINVAL;
+        struct node_access a = access ? *access : NODE_ACCESS_UNSET;
+        if (a.mode != NODE_MODE_UNSET)
+                a.mode &= 07777;
 
-int node_add_static(int devfd, const char *name, char type, dev_t devnum, mode_t mode, uid_t uid, gid_t gid)
-{
-        return node_add_full(devfd, NULL, name, type, devnum, mode, uid, gid, false, false);
+        r = devdir_open_parent(devfd, devdirs, name, true, &dir);
+        if (r < 0)
+                return r;
+        if (flags & NODE_IF_ABSENT)
+                return node_make_absent(devfd, devdirs, name, type, ifmt, devnum, &dir);
+
+        /* The M:m link first: it is the record that devman made this node, so a crash between
+         * the two leaves at most a dangling link that reconciliation finds (reconcile.c). A node
+         * made now (NODE_MADE_NOW) got its link then. */
+        bool devnum_link = !(flags & (NODE_MADE_NOW | NODE_NO_DEVNUM_LINK));
+        int link_r = devnum_link ? node_link_devnum(devfd, devdirs, name, type, devnum) : 0;
+
+        r = -ESTALE;
+        if (flags & NODE_MADE_NOW) {
+                /* No look-up first; with nothing to change, node_put() checks it is still there.
+                 * The owner it was made with is not asked for either (two syscalls): an owner
+                 * the rules decided is set, which also leaves one already right as it is. */
+                const struct stat st = {.st_mode = ifmt | NODE_MODE_DEFAULT, .st_rdev = devnum,
+                                        .st_uid = NODE_UID_UNSET, .st_gid = NODE_GID_UNSET};
+                if (a.uid != NODE_UID_UNSET || a.gid != NODE_GID_UNSET ||
+                    (a.mode != NODE_MODE_UNSET && (st.st_mode & 07777) != a.mode))
+                        r = node_fix_perms(dir.fd, dir.leaf, &st, ifmt, devnum, a);
+        }
+        if (r == -ESTALE) /* not known, or gone meanwhile */
+                r = node_put(dir.fd, dir.leaf, ifmt, devnum, a);
+        if (r == -ENOENT && devdir_parent_reopen(devfd, devdirs, name, &dir) > 0)
+                r = node_put(dir.fd, dir.leaf, ifmt, devnum, a);
+        if (r < 0)
+                return r;
+        return link_r < 0 ? link_r : r;
 }
 
 int node_remove(int devfd, struct devdir_cache *devdirs, const char *name, char type, dev_t devnum)

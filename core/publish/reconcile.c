@@ -105,7 +105,7 @@ int reconcile(struct model *m, int devfd, int runfd, const char *run_root, bool 
                 if (r < 0)
                         log_warning_errno(r, "Cannot drop the link claims of gone device %s, ignoring: %m",
                                           de->d_name);
-                r = db_delete_id(run_root, de->d_name);
+                r = db_delete(&(const struct db_dirs){.run_dir = run_root, .runfd = runfd}, NULL, de->d_name);
                 if (r < 0)
                         log_warning_errno(r, "Cannot remove the database entry of gone device %s, ignoring: %m",
                                           de->d_name);

@@ -37,7 +37,8 @@ int mdev_apply_add(int devfd, struct devdir_cache *dirs, const struct mdev_resul
                 const struct mdev_action *a = &res->actions[i];
                 if (!a->node)
                         continue;
-                r = node_add(devfd, dirs, a->node, type, devnum, a->mode, a->uid, a->gid);
+                r = node_apply(devfd, dirs, a->node, type, devnum,
+                               &(struct node_access){a->mode, a->uid, a->gid}, 0);
                 if (r < 0 && first == 0)
                         first = r;
         }

@@ -148,12 +148,9 @@ static int write_device(FILE *f, const struct model *m, const char *root_real, s
         }
         if (d->devnum_type && d->devname) {
                 /* what the node gets: the rules' choice, else the kernel's, else the default */
-                mode_t mode;
-                uid_t uid;
-                gid_t gid;
-                process_node_access(d, &mode, &uid, &gid);
-                node_access_for_new(&mode, &uid, &gid);
-                fprintf(f, "mode %04o\nowner %u:%u\n", (unsigned)mode, (unsigned)uid, (unsigned)gid);
+                struct node_access a = process_node_access(d);
+                node_access_for_new(&a);
+                fprintf(f, "mode %04o\nowner %u:%u\n", (unsigned)a.mode, (unsigned)a.uid, (unsigned)a.gid);
         } else
                 fprintf(f, "mode -\nowner -\n");
         if (d->udev &&

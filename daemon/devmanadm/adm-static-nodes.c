@@ -106,8 +106,9 @@ int verb_static_nodes(const struct adm_ctx *ctx, int argc, char **argv)
                                nodes[i].devname, nodes[i].module);
                         continue;
                 }
-                r = node_add_static(devfd, nodes[i].devname, nodes[i].type, nodes[i].devnum, 0600, NODE_UID_UNSET,
-                             NODE_GID_UNSET);
+                const struct node_access a = {0600, NODE_UID_UNSET, NODE_GID_UNSET};
+                r = node_apply(devfd, NULL, nodes[i].devname, nodes[i].type, nodes[i].devnum, &a,
+                               NODE_NO_DEVNUM_LINK);
                 if (r < 0) {
                         log_error_errno(r, "%s/%s (module %s): %m", ctx->dev_root, nodes[i].devname, nodes[i].module);
                         failed++;

@@ -67,15 +67,12 @@ static void report(const struct event *e, struct device *d, struct rules_exec *x
                 printf("NAME=%s\n", rules_exec_name(x));
         if (d->devname)
                 printf("DEVNAME=%s\n", d->devname);
-        mode_t mode;
-        uid_t uid;
-        gid_t gid;
         if (d->devnum_type && d->devname) {
                 /* what the node gets, defaults included */
-                process_node_access(d, &mode, &uid, &gid);
-                node_access_for_new(&mode, &uid, &gid);
+                struct node_access a = process_node_access(d);
+                node_access_for_new(&a);
                 printf("NODE=%s %c %u:%u %04o %u:%u\n", d->devname, d->devnum_type, major(d->devnum),
-                       minor(d->devnum), (unsigned)mode, (unsigned)uid, (unsigned)gid);
+                       minor(d->devnum), (unsigned)a.mode, (unsigned)a.uid, (unsigned)a.gid);
         }
         struct device_udev *u = d->udev;
         if (u) {

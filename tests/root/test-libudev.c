@@ -206,11 +206,11 @@ static void write_database(void)
         u->link_priority = 10;
         null_usec = u->usec_initialized = now_usec() - 1000;
         props_set(&d->props, "ID_DEVMAN_TEST", "yes", PROP_DB);
-        CHECK_INT(db_update(RUN, d), 0);
+        CHECK_INT(db_update(DB_DIRS(RUN), d, NULL), 0);
 
         struct device *z = load("/devices/virtual/mem/zero");
         props_set(&z->props, "ID_DEVMAN_TEST", "no", PROP_DB);
-        CHECK_INT(db_update(RUN, z), 0);
+        CHECK_INT(db_update(DB_DIRS(RUN), z, NULL), 0);
         /* /dev/full: no entry at all */
 }
 
@@ -427,7 +427,7 @@ static void test_udevadm_info(void)
         /* --cleanup-db keeps db_persist entries (the sticky bit devman writes) */
         struct device *z = load("/devices/virtual/mem/zero");
         device_get_udev(z)->db_persist = true;
-        CHECK_INT(db_update(RUN, z), 0);
+        CHECK_INT(db_update(DB_DIRS(RUN), z, NULL), 0);
         CHECK_INT(RUN_CMD(10000, NULL, "/usr/bin/udevadm", "info", "--cleanup-db"), 0);
         CHECK(access(RUN "/data/c1:5", F_OK) == 0);
         CHECK(access(RUN "/data/c1:3", F_OK) < 0);
@@ -437,7 +437,7 @@ static void test_udevadm_info(void)
         write_database();
         z = load("/devices/virtual/mem/zero");
         device_get_udev(z)->db_persist = true;
-        CHECK_INT(db_update(RUN, z), 0);
+        CHECK_INT(db_update(DB_DIRS(RUN), z, NULL), 0);
         CHECK(access(RUN "/data/c1:3", F_OK) == 0);
         CHECK_INT(RUN_CMD(10000, NULL, (char *)devmanadm_path(), "--run=" RUN, "info", "--cleanup-db"), 0);
         CHECK(access(RUN "/data/c1:5", F_OK) == 0);
@@ -445,7 +445,7 @@ static void test_udevadm_info(void)
         CHECK(access(RUN "/tags/devman-test/c1:3", F_OK) < 0);
         /* back to the state the other tests expect */
         device_get_udev(z)->db_persist = false;
-        CHECK_INT(db_update(RUN, z), 0);
+        CHECK_INT(db_update(DB_DIRS(RUN), z, NULL), 0);
         model = model_free(model);
         write_database();
 }

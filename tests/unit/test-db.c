@@ -113,7 +113,7 @@ static void test_round_trip(void)
         props_set(&d->props, "ID_EMPTYISH", "=x", PROP_DB);
         props_set(&d->props, ".PRIVATE", "1", PROP_DB);
 
-        CHECK_INT(db_update(run_dir, d), 0);
+        CHECK_INT(db_update(DB_DIRS(run_dir), d, NULL), 0);
         _cleanup_free_ char *s = slurp("data/c1:3");
         CHECK_STR(s, "S:zero/null\nS:by-id/x\nL:-5\nI:123456789\nE:ID_FOO=bar baz\nE:ID_EMPTYISH==x\n"
                      "G:seat\nG:systemd\nQ:systemd\nV:1\n");
@@ -142,7 +142,7 @@ static void test_round_trip(void)
 
         /* persist: the sticky bit, and back */
         d->udev->db_persist = true;
-        CHECK_INT(db_update(run_dir, d), 0);
+        CHECK_INT(db_update(DB_DIRS(run_dir), d, NULL), 0);
         CHECK(stat(p, &st) == 0 && (st.st_mode & 07777) == 01644);
         CHECK_INT(db_read(run_dir, e), 1);
         CHECK(e->udev && e->udev->db_persist);
@@ -150,13 +150,13 @@ static void test_round_trip(void)
         /* a second read replaces, it does not accumulate */
         props_set(&d->props, "ID_FOO", NULL, 0);
         set_udev(d, NULL, (const char *[]){"seat", NULL}, NULL);
-        CHECK_INT(db_update(run_dir, d), 0);
+        CHECK_INT(db_update(DB_DIRS(run_dir), d, NULL), 0);
         CHECK_INT(db_read(run_dir, e), 1);
         CHECK(props_get(&e->props, "ID_FOO") == NULL);
         CHECK_INT(strv_length(e->udev->links), 0);
         CHECK_INT(strv_length(e->udev->tags), 1);
 
-        CHECK_INT(db_delete(run_dir, d), 0);
+        CHECK_INT(db_delete(DB_DIRS(run_dir), d, NULL), 0);
         CHECK(!exists("data/c1:3"));
         CHECK_INT(db_read(run_dir, e), 0);
 }
@@ -166,38 +166,38 @@ static void test_empty_entries(void)
         ensure_run_dir();
         /* a node but nothing to say: an empty file (libudev: initialized) */
         _cleanup_device_unref_ struct device *d = null_device();
-        CHECK_INT(db_update(run_dir, d), 0);
+        CHECK_INT(db_update(DB_DIRS(run_dir), d, NULL), 0);
         _cleanup_free_ char *s = slurp("data/c1:3");
         CHECK_STR(s, "");
-        CHECK_INT(db_delete(run_dir, d), 0);
+        CHECK_INT(db_delete(DB_DIRS(run_dir), d, NULL), 0);
 
         /* no node, no ifindex, nothing: no file */
         _cleanup_device_unref_ struct device *b = NULL;
         CHECK_INT(device_new("/devices/platform/serial8250", &b), 0);
         device_set_subsystem(b, "platform");
-        CHECK_INT(db_update(run_dir, b), 0);
+        CHECK_INT(db_update(DB_DIRS(run_dir), b, NULL), 0);
         CHECK(!exists("data/+platform:serial8250"));
         /* with a property it gets one, named by subsystem:sysname */
         props_set(&b->props, "ID_X", "1", PROP_DB);
-        CHECK_INT(db_update(run_dir, b), 0);
+        CHECK_INT(db_update(DB_DIRS(run_dir), b, NULL), 0);
         _cleanup_free_ char *t = slurp("data/+platform:serial8250");
         CHECK_STR(t, "E:ID_X=1\nV:1\n");
         /* links of a device without a node are not recorded (udev does the same) */
         set_udev(b, (const char *[]){"foo", NULL}, NULL, NULL);
-        CHECK_INT(db_update(run_dir, b), 0);
+        CHECK_INT(db_update(DB_DIRS(run_dir), b, NULL), 0);
         free(t);
         t = slurp("data/+platform:serial8250");
         CHECK_STR(t, "E:ID_X=1\nV:1\n");
-        CHECK_INT(db_delete(run_dir, b), 0);
+        CHECK_INT(db_delete(DB_DIRS(run_dir), b, NULL), 0);
 
         /* a network interface: n<ifindex> */
         _cleanup_device_unref_ struct device *n = NULL;
         CHECK_INT(device_new("/devices/virtual/net/lo", &n), 0);
         device_set_subsystem(n, "net");
         n->ifindex = 1;
-        CHECK_INT(db_update(run_dir, n), 0);
+        CHECK_INT(db_update(DB_DIRS(run_dir), n, NULL), 0);
         CHECK(exists("data/n1"));
-        CHECK_INT(db_delete(run_dir, n), 0);
+        CHECK_INT(db_delete(DB_DIRS(run_dir), n, NULL), 0);
         CHECK(!exists("data/n1"));
 }
 
@@ -206,7 +206,7 @@ static void test_atomic(void)
         ensure_run_dir();
         _cleanup_device_unref_ struct device *d = null_device();
         props_set(&d->props, "ID_GEN", "one", PROP_DB);
-        CHECK_INT(db_update(run_dir, d), 0);
+        CHECK_INT(db_update(DB_DIRS(run_dir), d, NULL), 0);
         _cleanup_free_ char *p = run_path("data/c1:3");
         struct stat a, b;
         CHECK(stat(p, &a) == 0);
@@ -214,7 +214,7 @@ static void test_atomic(void)
         int fd = open(p, O_RDONLY | O_CLOEXEC);
         CHECK(fd >= 0);
         props_set(&d->props, "ID_GEN", "two", PROP_DB);
-        CHECK_INT(db_update(run_dir, d), 0);
+        CHECK_INT(db_update(DB_DIRS(run_dir), d, NULL), 0);
         CHECK(stat(p, &b) == 0);
         CHECK(a.st_ino != b.st_ino); /* replaced by rename, not rewritten in place */
         char buf[64] = {0};
@@ -233,7 +233,7 @@ static void test_atomic(void)
         if (dir)
                 closedir(dir);
         CHECK_INT(n, 1);
-        CHECK_INT(db_delete(run_dir, d), 0);
+        CHECK_INT(db_delete(DB_DIRS(run_dir), d, NULL), 0);
 }
 
 static void test_tags_in_step(void)
@@ -241,7 +241,7 @@ static void test_tags_in_step(void)
         ensure_run_dir();
         _cleanup_device_unref_ struct device *d = null_device();
         set_udev(d, NULL, (const char *[]){"a", "b", NULL}, (const char *[]){"b", NULL});
-        CHECK_INT(db_update(run_dir, d), 0);
+        CHECK_INT(db_update(DB_DIRS(run_dir), d, NULL), 0);
         CHECK(exists("tags/a/c1:3"));
         CHECK(exists("tags/b/c1:3"));
         _cleanup_free_ char *p = run_path("tags/a/c1:3");
@@ -251,23 +251,23 @@ static void test_tags_in_step(void)
         /* a new record state (e.g. after a daemon restart) that lost "a" and gained "c" */
         _cleanup_device_unref_ struct device *e = null_device();
         set_udev(e, NULL, (const char *[]){"b", "c", NULL}, (const char *[]){"c", NULL});
-        CHECK_INT(db_update(run_dir, e), 0);
+        CHECK_INT(db_update(DB_DIRS(run_dir), e, NULL), 0);
         CHECK(!exists("tags/a/c1:3"));
         CHECK(exists("tags/b/c1:3"));
         CHECK(exists("tags/c/c1:3"));
         /* a current tag is always a tag */
         set_udev(e, NULL, NULL, (const char *[]){"d", NULL});
-        CHECK_INT(db_update(run_dir, e), 0);
+        CHECK_INT(db_update(DB_DIRS(run_dir), e, NULL), 0);
         CHECK(exists("tags/d/c1:3"));
         CHECK(!exists("tags/b/c1:3"));
         _cleanup_free_ char *s = slurp("data/c1:3");
         CHECK_STR(s, "G:d\nQ:d\nV:1\n");
         /* an invalid tag never becomes a path */
         set_udev(e, NULL, (const char *[]){"../../evil", "ok", NULL}, NULL);
-        CHECK_INT(db_update(run_dir, e), 0);
+        CHECK_INT(db_update(DB_DIRS(run_dir), e, NULL), 0);
         CHECK(exists("tags/ok/c1:3"));
         CHECK(!exists("evil"));
-        CHECK_INT(db_delete(run_dir, e), 0);
+        CHECK_INT(db_delete(DB_DIRS(run_dir), e, NULL), 0);
         CHECK(!exists("tags/ok/c1:3"));
         CHECK(!exists("tags/d/c1:3"));
 }
@@ -286,7 +286,7 @@ static void test_dirs(void)
         d->db_synced = true; /* a new device: known to have no entry yet */
         set_udev(d, (const char *[]){"x", NULL}, (const char *[]){"a", "b", NULL},
                  (const char *[]){"b", NULL});
-        CHECK_INT(db_update_known(&dirs, d, NULL), 0);
+        CHECK_INT(db_update(&dirs, d, &(const struct db_known){NULL}), 0);
         _cleanup_free_ char *s = slurp("data/c1:3");
         CHECK_STR(s, "S:x\nG:a\nG:b\nQ:b\nV:1\n");
         CHECK(exists("tags/a/c1:3"));
@@ -302,18 +302,39 @@ static void test_dirs(void)
         _cleanup_device_unref_ struct device *e = null_device();
         e->db_synced = true;
         set_udev(e, NULL, (const char *[]){"a", NULL}, NULL);
-        CHECK_INT(db_update_known(&dirs, e, (char *[]){"a", "b", NULL}), 0);
+        CHECK_INT(db_update(&dirs, e, &(const struct db_known){(char *[]){"a", "b", NULL}}), 0);
         free(s);
         s = slurp("data/c1:3");
         CHECK_STR(s, "G:a\nV:1\n");
         CHECK(exists("tags/a/c1:3"));
         CHECK(!exists("tags/b/c1:3"));
 
-        CHECK_INT(db_delete_known(&dirs, e), 0);
+        CHECK_INT(db_delete(&dirs, e, NULL), 0);
         CHECK(!exists("data/c1:3"));
         CHECK(!exists("tags/a/c1:3"));
         devdir_cache_clear(&cache);
         close(runfd);
+}
+
+/* An entry whose device is gone (crash recovery) is deleted by its id, with the tag index
+ * entries the file lists; a delete names the device or the id, not both or neither. */
+static void test_delete_id(void)
+{
+        ensure_run_dir();
+        _cleanup_device_unref_ struct device *d = null_device();
+        set_udev(d, NULL, (const char *[]){"a", "b", NULL}, NULL);
+        CHECK_INT(db_update(DB_DIRS(run_dir), d, NULL), 0);
+        CHECK(exists("data/c1:3"));
+        CHECK(exists("tags/b/c1:3"));
+
+        CHECK_INT(db_delete(DB_DIRS(run_dir), d, "c1:3"), -EINVAL);
+        CHECK_INT(db_delete(DB_DIRS(run_dir), NULL, NULL), -EINVAL);
+        CHECK(exists("data/c1:3"));
+        CHECK_INT(db_delete(DB_DIRS(run_dir), NULL, "c1:3"), 0);
+        CHECK(!exists("data/c1:3"));
+        CHECK(!exists("tags/a/c1:3"));
+        CHECK(!exists("tags/b/c1:3"));
+        CHECK_INT(db_delete(DB_DIRS(run_dir), NULL, "c1:3"), 0); /* none left: fine */
 }
 
 static void test_hostile(void)
@@ -395,7 +416,7 @@ static void test_cleanup(void)
         _cleanup_device_unref_ struct device *keep = null_device();
         set_udev(keep, NULL, (const char *[]){"kept", "shared", NULL}, NULL);
         keep->udev->db_persist = true;
-        CHECK_INT(db_update(run_dir, keep), 0);
+        CHECK_INT(db_update(DB_DIRS(run_dir), keep, NULL), 0);
 
         _cleanup_device_unref_ struct device *drop = NULL;
         CHECK_INT(device_new("/devices/virtual/mem/zero", &drop), 0);
@@ -403,7 +424,7 @@ static void test_cleanup(void)
         drop->devnum = makedev(1, 5);
         drop->devnum_type = 'c';
         set_udev(drop, NULL, (const char *[]){"dropped", "shared", NULL}, NULL);
-        CHECK_INT(db_update(run_dir, drop), 0);
+        CHECK_INT(db_update(DB_DIRS(run_dir), drop, NULL), 0);
 
         _cleanup_free_ char *snt = run_path("static_node-tags/uaccess");
         _cleanup_free_ char *sn = run_path("static_node-tags");
@@ -418,18 +439,18 @@ static void test_cleanup(void)
         mkdir(l, 0755);
         mkdir(ld, 0755);
         spew("links/disk\\x2fby-id\\x2fx/c1:5", "", 0);
-        /* single claims (links.h): kept with their device's entry, else dropped */
-        _cleanup_free_ char *sk = run_path("links/disk\\x2fby-id\\x2fkept");
-        _cleanup_free_ char *sd = run_path("links/disk\\x2fby-id\\x2fgone");
+        /* a claim (links.h) is kept with its device's entry; anything but a claim directory
+         * in links/ goes */
+        _cleanup_free_ char *kd = run_path("links/disk\\x2fby-id\\x2fkept");
+        _cleanup_free_ char *sk = run_path("links/disk\\x2fby-id\\x2fkept/c1:3");
         _cleanup_free_ char *sg = run_path("links/garbage");
+        mkdir(kd, 0755);
         CHECK_INT(symlink("0\n1\nnull3\nc1:3\ndisk/by-id/kept", sk), 0);
-        CHECK_INT(symlink("0\n1\nnull5\nc1:5\ndisk/by-id/gone", sd), 0);
         CHECK_INT(symlink("no record", sg), 0);
 
         CHECK_INT(db_cleanup(run_dir), 1);
         struct stat st;
         CHECK(lstat(sk, &st) == 0 && S_ISLNK(st.st_mode));
-        CHECK(lstat(sd, &st) < 0 && errno == ENOENT);
         CHECK(lstat(sg, &st) < 0 && errno == ENOENT);
         CHECK(exists("data/c1:3"));
         CHECK(!exists("data/c1:5"));
@@ -440,7 +461,7 @@ static void test_cleanup(void)
         CHECK(!exists("links/disk\\x2fby-id\\x2fx"));
         CHECK(!exists("static_node-tags/uaccess"));
         CHECK(exists("watch/3"));
-        CHECK_INT(db_delete(run_dir, keep), 0);
+        CHECK_INT(db_delete(DB_DIRS(run_dir), keep, NULL), 0);
         CHECK(db_cleanup("/nonexistent/run") < 0);
 }
 
@@ -526,7 +547,7 @@ static void test_new_entry(void)
         props_set(&d->props, "ID_NEW", "1", PROP_DB);
         d->db_synced = true;
         d->db_exists = false;
-        CHECK_INT(db_update(run_dir, d), 0);
+        CHECK_INT(db_update(DB_DIRS(run_dir), d, NULL), 0);
         _cleanup_free_ char *s = slurp("data/c1:3");
         CHECK_STR(s, "E:ID_NEW=1\nV:1\n");
         struct stat st;
@@ -535,7 +556,7 @@ static void test_new_entry(void)
 
         d->db_exists = false; /* the record is wrong: the entry exists */
         props_set(&d->props, "ID_NEW", "2", PROP_DB);
-        CHECK_INT(db_update(run_dir, d), 0);
+        CHECK_INT(db_update(DB_DIRS(run_dir), d, NULL), 0);
         free(s);
         s = slurp("data/c1:3");
         CHECK_STR(s, "E:ID_NEW=2\nV:1\n");
@@ -551,5 +572,5 @@ static void test_new_entry(void)
 }
 
 TEST_MAIN(TEST(test_round_trip), TEST(test_new_entry), TEST(test_read_buffer), TEST(test_empty_entries),
-          TEST(test_atomic), TEST(test_tags_in_step), TEST(test_dirs), TEST(test_hostile),
+          TEST(test_atomic), TEST(test_tags_in_step), TEST(test_dirs), TEST(test_delete_id), TEST(test_hostile),
           TEST(test_cleanup), TEST(test_print_record), TEST(test_queue))

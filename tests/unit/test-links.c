@@ -360,9 +360,10 @@ static void test_gc(void)
         teardown();
 }
 
-/* On disk: a link's only claim is one symlink in the claims root; a second claimant makes a
- * directory of them; a crash's temporaries are settled by links_gc(). */
-static void test_single_form(void)
+/* On disk, the one form (as systemd 252's udevd keeps /run/udev/links): a directory per link,
+ * a claim per device in it, also for a link's only claimant; a crash's leftovers and an
+ * earlier devman's single claims (one symlink directly in links/) are settled by links_gc(). */
+static void test_claim_form(void)
 {
         struct stat st;
         char buf[256];
@@ -370,16 +371,16 @@ static void test_single_form(void)
         setup();
         CHECK_INT(links_update(devfd, NULL, runfd, "b8:1", "sda1", NULL, L("disk/by-label/s"), 0), 0);
         CHECK(fstatat(runfd, "links/disk\\x2fby-label\\x2fs", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-              S_ISLNK(st.st_mode));
-        ssize_t n = readlinkat(runfd, "links/disk\\x2fby-label\\x2fs", buf, sizeof(buf) - 1);
+              S_ISDIR(st.st_mode));
+        ssize_t n = readlinkat(runfd, "links/disk\\x2fby-label\\x2fs/b8:1", buf, sizeof(buf) - 1);
         CHECK(n > 0);
         buf[n > 0 ? n : 0] = 0;
         CHECK_STR(buf, "0\n1\nsda1\nb8:1\ndisk/by-label/s");
-        /* its own change rewrites it in place */
+        /* its own change rewrites it */
         CHECK_INT(links_update(devfd, NULL, runfd, "b8:1", "sda1", L("disk/by-label/s"),
                                L("disk/by-label/s"), 5),
                   0);
-        n = readlinkat(runfd, "links/disk\\x2fby-label\\x2fs", buf, sizeof(buf) - 1);
+        n = readlinkat(runfd, "links/disk\\x2fby-label\\x2fs/b8:1", buf, sizeof(buf) - 1);
         buf[n > 0 ? n : 0] = 0;
         CHECK_STR(buf, "5\n1\nsda1\nb8:1\ndisk/by-label/s");
         /* an unchanged claim (a change event) repairs its link */
@@ -389,43 +390,55 @@ static void test_single_form(void)
                   0);
         CHECK_STR(target_of("disk/by-label/s"), "../../sda1");
 
-        /* a second claimant: a directory holding both */
+        /* a second claimant joins the directory */
         CHECK_INT(links_update(devfd, NULL, runfd, "b8:17", "sdb1", NULL, L("disk/by-label/s"), 5), 0);
-        CHECK(fstatat(runfd, "links/disk\\x2fby-label\\x2fs", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-              S_ISDIR(st.st_mode));
         CHECK(exists_at(runfd, "links/disk\\x2fby-label\\x2fs/b8:1"));
         CHECK(exists_at(runfd, "links/disk\\x2fby-label\\x2fs/b8:17"));
         CHECK_STR(target_of("disk/by-label/s"), "../../sdb1"); /* the newer of equals */
         CHECK_STR(owner("disk/by-label/s"), "b8:17");
-        CHECK(dir_is_empty(runfd, "links") == false);
+        /* an unchanged claim among others, link damaged: repaired to the owner, not to itself */
+        CHECK_INT(unlinkat(devfd, "disk/by-label/s", 0), 0);
+        CHECK_INT(links_update(devfd, NULL, runfd, "b8:1", "sda1", L("disk/by-label/s"),
+                               L("disk/by-label/s"), 5),
+                  0);
+        CHECK_STR(target_of("disk/by-label/s"), "../../sdb1");
         CHECK_INT(links_remove_all(devfd, NULL, runfd, "b8:17", L("disk/by-label/s")), 0);
         CHECK_STR(target_of("disk/by-label/s"), "../../sda1");
         CHECK_INT(links_remove_all(devfd, NULL, runfd, "b8:1", L("disk/by-label/s")), 0);
         CHECK(!exists_at(devfd, "disk"));
         CHECK(dir_is_empty(runfd, "links"));
 
-        /* crash leftovers: a released claim renamed away but its /dev link still there, and a
-         * directory being made for a second claim beside the single claim it was to replace */
-        CHECK_INT(links_update(devfd, NULL, runfd, "b8:2", "sda2", NULL,
-                               L("disk/by-label/t", "disk/by-label/u"), 0),
-                  0);
-        CHECK_INT(renameat(runfd, "links/disk\\x2fby-label\\x2ft", runfd,
-                           "links/" DEVDIR_TMP_PREFIX "0000000000000001"),
-                  0);
-        CHECK_INT(mkdirat(runfd, "links/" DEVDIR_TMP_PREFIX "0000000000000002", 0755), 0);
-        CHECK_INT(symlinkat("0\n1\nsdc2\nb8:34\ndisk/by-label/u", runfd,
-                            "links/" DEVDIR_TMP_PREFIX "0000000000000002/b8:34"),
-                  0);
+        /* crash leftovers: a released claim whose /dev link and directory are still there */
+        CHECK_INT(links_update(devfd, NULL, runfd, "b8:2", "sda2", NULL, L("disk/by-label/t"), 0), 0);
+        CHECK_INT(unlinkat(runfd, "links/disk\\x2fby-label\\x2ft/b8:2", 0), 0);
         CHECK_STR(target_of("disk/by-label/t"), "../../sda2");
-        CHECK_INT(links_gc(devfd, runfd, live_set, L("b8:2", "b8:34")), 0);
-        CHECK(!exists_at(devfd, "disk/by-label/t"));
-        CHECK_STR(target_of("disk/by-label/u"), "../../sda2");
-        CHECK_STR(owner("disk/by-label/u"), "b8:2");
-        CHECK(!exists_at(runfd, "links/" DEVDIR_TMP_PREFIX "0000000000000001"));
-        CHECK(!exists_at(runfd, "links/" DEVDIR_TMP_PREFIX "0000000000000002"));
+        CHECK_INT(links_gc(devfd, runfd, live_set, L("b8:2")), 0);
+        CHECK(!exists_at(devfd, "disk"));
+        CHECK(dir_is_empty(runfd, "links"));
 
-        /* a single claim whose device is gone: dropped, its link too */
-        CHECK_INT(links_gc(devfd, runfd, live_set, L("none")), 1);
+        /* an earlier devman's single claims, one of a live device, one of a gone one, and a
+         * temporary its release left: moved into directories, dropped, settled */
+        CHECK_INT(mkdirat(devfd, "disk", 0755), 0);
+        CHECK_INT(mkdirat(devfd, "disk/by-label", 0755), 0);
+        CHECK_INT(symlinkat("../../sda3", devfd, "disk/by-label/u"), 0);
+        CHECK_INT(symlinkat("../../sda4", devfd, "disk/by-label/v"), 0);
+        CHECK_INT(symlinkat("../../sda5", devfd, "disk/by-label/w"), 0);
+        CHECK_INT(symlinkat("0\n1\nsda3\nb8:3\ndisk/by-label/u", runfd, "links/disk\\x2fby-label\\x2fu"), 0);
+        CHECK_INT(symlinkat("0\n1\nsda4\nb8:4\ndisk/by-label/v", runfd, "links/disk\\x2fby-label\\x2fv"), 0);
+        CHECK_INT(symlinkat("0\n1\nsda5\nb8:5\ndisk/by-label/w", runfd,
+                            "links/" DEVDIR_TMP_PREFIX "0000000000000001"),
+                  0);
+        CHECK_INT(links_gc(devfd, runfd, live_set, L("b8:3", "b8:5")), 1);
+        CHECK(fstatat(runfd, "links/disk\\x2fby-label\\x2fu", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+              S_ISDIR(st.st_mode));
+        CHECK(exists_at(runfd, "links/disk\\x2fby-label\\x2fu/b8:3"));
+        CHECK_STR(target_of("disk/by-label/u"), "../../sda3");
+        CHECK_STR(owner("disk/by-label/u"), "b8:3");
+        CHECK(!exists_at(runfd, "links/disk\\x2fby-label\\x2fv"));
+        CHECK(!exists_at(devfd, "disk/by-label/v"));
+        CHECK(!exists_at(runfd, "links/" DEVDIR_TMP_PREFIX "0000000000000001"));
+        CHECK(!exists_at(devfd, "disk/by-label/w"));
+        CHECK_INT(links_remove_all(devfd, NULL, runfd, "b8:3", L("disk/by-label/u")), 0);
         CHECK(!exists_at(devfd, "disk"));
         CHECK(dir_is_empty(runfd, "links"));
         teardown();
@@ -473,4 +486,4 @@ static void test_cached_dirs(void)
 
 TEST_MAIN(TEST(test_single), TEST(test_priority), TEST(test_ties), TEST(test_restart),
           TEST(test_never_replaces_node), TEST(test_hostile), TEST(test_gc), TEST(test_cached_dirs),
-          TEST(test_single_form))
+          TEST(test_claim_form))

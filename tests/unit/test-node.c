@@ -124,7 +124,8 @@ static void test_add_basic(void)
         setup();
         mode_t old_umask = umask(0); /* modes must be explicit, whatever the umask */
 
-        CHECK_INT(node_add(devfd, NULL, "null", 'c', makedev(1, 3), 0666, NODE_UID_UNSET, NODE_GID_UNSET),
+        CHECK_INT(node_apply(devfd, NULL, "null", 'c', makedev(1, 3),
+                             &(struct node_access){0666, NODE_UID_UNSET, NODE_GID_UNSET}, 0),
                   1);
         CHECK(lstat_at("null", &st));
         CHECK(S_ISCHR(st.st_mode));
@@ -136,8 +137,8 @@ static void test_add_basic(void)
 
         /* Defaults: 0600 root:root. Nested names get 0755 directories. */
         umask(0077);
-        CHECK_INT(node_add(devfd, NULL, "bus/usb/001/002", 'c', makedev(189, 1), NODE_MODE_UNSET,
-                           NODE_UID_UNSET, NODE_GID_UNSET),
+        CHECK_INT(node_apply(devfd, NULL, "bus/usb/001/002", 'c', makedev(189, 1),
+                             &(struct node_access){NODE_MODE_UNSET, NODE_UID_UNSET, NODE_GID_UNSET}, 0),
                   1);
         CHECK(lstat_at("bus/usb/001/002", &st));
         CHECK(S_ISCHR(st.st_mode));
@@ -152,7 +153,8 @@ static void test_add_basic(void)
         CHECK_INT(st.st_mode & 07777, 0755);
 
         /* Block nodes with an owner. */
-        CHECK_INT(node_add(devfd, NULL, "loop7", 'b', makedev(7, 7), 0660, 0, 6), 1);
+        CHECK_INT(node_apply(devfd, NULL, "loop7", 'b', makedev(7, 7), &(struct node_access){0660, 0, 6}, 0),
+                  1);
         CHECK(lstat_at("loop7", &st));
         CHECK(S_ISBLK(st.st_mode));
         CHECK_INT(st.st_rdev, makedev(7, 7));
@@ -186,35 +188,35 @@ static void test_add_absent(void)
         mode_t old_umask = umask(022); /* devmand's */
 
         /* Nothing there: the node (0600 root) and its M:m link, parents made. */
-        CHECK_INT(node_add_absent(devfd, NULL, "input/event3", 'c', makedev(13, 67)), 1);
+        CHECK_INT(node_apply(devfd, NULL, "input/event3", 'c', makedev(13, 67), NULL, NODE_IF_ABSENT), 1);
         CHECK(lstat_at("input/event3", &st));
         CHECK(S_ISCHR(st.st_mode));
         CHECK_INT(st.st_rdev, makedev(13, 67));
         CHECK_INT(st.st_mode & 07777, 0600);
         CHECK_INT(st.st_uid, 0);
         CHECK_STR(link_target("char/13:67"), "../input/event3");
-        CHECK_INT(node_add_absent(devfd, NULL, "loop9", 'b', makedev(7, 9)), 1);
+        CHECK_INT(node_apply(devfd, NULL, "loop9", 'b', makedev(7, 9), NULL, NODE_IF_ABSENT), 1);
         CHECK_STR(link_target("block/7:9"), "../loop9");
 
         /* Something has the name (a node with other permissions, a file): left alone. */
         CHECK_INT(fchmodat(devfd, "loop9", 0660, 0), 0);
-        CHECK_INT(node_add_absent(devfd, NULL, "loop9", 'b', makedev(7, 9)), 0);
+        CHECK_INT(node_apply(devfd, NULL, "loop9", 'b', makedev(7, 9), NULL, NODE_IF_ABSENT), 0);
         CHECK(lstat_at("loop9", &st));
         CHECK_INT(st.st_mode & 07777, 0660);
         int fd = openat(devfd, "ttyX", O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
         CHECK(fd >= 0);
         if (fd >= 0)
                 close(fd);
-        CHECK_INT(node_add_absent(devfd, NULL, "ttyX", 'c', makedev(4, 70)), 0);
+        CHECK_INT(node_apply(devfd, NULL, "ttyX", 'c', makedev(4, 70), NULL, NODE_IF_ABSENT), 0);
         CHECK(lstat_at("ttyX", &st));
         CHECK(S_ISREG(st.st_mode));
 
         /* Never through a symlink in the path, never with a bad name or type. */
         CHECK_INT(symlinkat("/tmp", devfd, "evil"), 0);
-        int r = node_add_absent(devfd, NULL, "evil/sda", 'b', makedev(8, 0));
+        int r = node_apply(devfd, NULL, "evil/sda", 'b', makedev(8, 0), NULL, NODE_IF_ABSENT);
         CHECK(r == -ELOOP || r == -ENOTDIR);
-        CHECK_INT(node_add_absent(devfd, NULL, "../sda", 'b', makedev(8, 0)), -EINVAL);
-        CHECK_INT(node_add_absent(devfd, NULL, "sda", 'x', makedev(8, 0)), -EINVAL);
+        CHECK_INT(node_apply(devfd, NULL, "../sda", 'b', makedev(8, 0), NULL, NODE_IF_ABSENT), -EINVAL);
+        CHECK_INT(node_apply(devfd, NULL, "sda", 'x', makedev(8, 0), NULL, NODE_IF_ABSENT), -EINVAL);
 
         umask(old_umask);
         teardown();
@@ -233,8 +235,10 @@ static void test_update_made(void)
         mode_t old_umask = umask(022);
 
         /* owner and mode changed; the M:m link left as it was made */
-        CHECK_INT(node_add_absent(devfd, NULL, "disk/sdz", 'b', makedev(8, 240)), 1);
-        CHECK_INT(node_update(devfd, NULL, "disk/sdz", 'b', makedev(8, 240), 0660, 0, 6), 0);
+        CHECK_INT(node_apply(devfd, NULL, "disk/sdz", 'b', makedev(8, 240), NULL, NODE_IF_ABSENT), 1);
+        CHECK_INT(node_apply(devfd, NULL, "disk/sdz", 'b', makedev(8, 240),
+                             &(struct node_access){0660, 0, 6}, NODE_MADE_NOW),
+                  0);
         CHECK(lstat_at("disk/sdz", &st));
         CHECK(S_ISBLK(st.st_mode));
         CHECK_INT(st.st_mode & 07777, 0660);
@@ -243,34 +247,78 @@ static void test_update_made(void)
         CHECK_STR(link_target("block/8:240"), "../disk/sdz");
 
         /* only the mode */
-        CHECK_INT(node_add_absent(devfd, NULL, "tty9", 'c', makedev(4, 9)), 1);
-        CHECK_INT(node_update(devfd, NULL, "tty9", 'c', makedev(4, 9), 0620, NODE_UID_UNSET, NODE_GID_UNSET), 0);
+        CHECK_INT(node_apply(devfd, NULL, "tty9", 'c', makedev(4, 9), NULL, NODE_IF_ABSENT), 1);
+        CHECK_INT(node_apply(devfd, NULL, "tty9", 'c', makedev(4, 9),
+                             &(struct node_access){0620, NODE_UID_UNSET, NODE_GID_UNSET}, NODE_MADE_NOW),
+                  0);
         CHECK(lstat_at("tty9", &st));
         CHECK_INT(st.st_mode & 07777, 0620);
         CHECK_INT(st.st_gid, 0);
 
         /* nothing to change: the node is still checked (here: gone, so made again) */
-        CHECK_INT(node_add_absent(devfd, NULL, "loop7", 'b', makedev(7, 7)), 1);
+        CHECK_INT(node_apply(devfd, NULL, "loop7", 'b', makedev(7, 7), NULL, NODE_IF_ABSENT), 1);
         CHECK_INT(unlinkat(devfd, "loop7", 0), 0);
-        CHECK_INT(node_update(devfd, NULL, "loop7", 'b', makedev(7, 7), NODE_MODE_UNSET, NODE_UID_UNSET,
-                                   NODE_GID_UNSET), 1);
+        CHECK_INT(node_apply(devfd, NULL, "loop7", 'b', makedev(7, 7),
+                             &(struct node_access){NODE_MODE_UNSET, NODE_UID_UNSET, NODE_GID_UNSET},
+                             NODE_MADE_NOW),
+                  1);
         CHECK(lstat_at("loop7", &st));
         CHECK(S_ISBLK(st.st_mode));
         CHECK_INT(st.st_mode & 07777, 0600);
 
         /* removed meanwhile, with a change to make: made again, with the owner and mode */
-        CHECK_INT(node_add_absent(devfd, NULL, "input/event9", 'c', makedev(13, 73)), 1);
+        CHECK_INT(node_apply(devfd, NULL, "input/event9", 'c', makedev(13, 73), NULL, NODE_IF_ABSENT), 1);
         CHECK_INT(unlinkat(devfd, "input/event9", 0), 0);
-        CHECK_INT(node_update(devfd, NULL, "input/event9", 'c', makedev(13, 73), 0640, 0, 13), 1);
+        CHECK_INT(node_apply(devfd, NULL, "input/event9", 'c', makedev(13, 73),
+                             &(struct node_access){0640, 0, 13}, NODE_MADE_NOW),
+                  1);
         CHECK(lstat_at("input/event9", &st));
         CHECK(S_ISCHR(st.st_mode));
         CHECK_INT(st.st_rdev, makedev(13, 73));
         CHECK_INT(st.st_mode & 07777, 0640);
         CHECK_INT(st.st_gid, 13);
 
-        CHECK_INT(node_update(devfd, NULL, "../x", 'c', makedev(1, 3), 0600, 0, 0), -EINVAL);
+        CHECK_INT(node_apply(devfd, NULL, "../x", 'c', makedev(1, 3), &(struct node_access){0600, 0, 0},
+                             NODE_MADE_NOW),
+                  -EINVAL);
 
         umask(old_umask);
+        teardown();
+}
+
+/* The flags that change what node_apply() does: no M:m link (static nodes); combinations that
+ * make no sense refused. */
+static void test_flags(void)
+{
+        struct stat st;
+
+        if (geteuid() != 0) {
+                CHECK(!"node tests need root (CAP_MKNOD)");
+                return;
+        }
+        setup();
+
+        CHECK_INT(node_apply(devfd, NULL, "snd/seq", 'c', makedev(116, 1),
+                             &(struct node_access){0600, NODE_UID_UNSET, NODE_GID_UNSET},
+                             NODE_NO_DEVNUM_LINK),
+                  1);
+        CHECK(lstat_at("snd/seq", &st));
+        CHECK(S_ISCHR(st.st_mode));
+        CHECK_INT(st.st_mode & 07777, 0600);
+        CHECK(!lstat_at("char/116:1", &st));
+        /* access NULL: nothing decided, a new node gets 0600 root */
+        CHECK_INT(node_apply(devfd, NULL, "tty3", 'c', makedev(4, 3), NULL, 0), 1);
+        CHECK(lstat_at("tty3", &st));
+        CHECK_INT(st.st_mode & 07777, 0600);
+        CHECK_STR(link_target("char/4:3"), "../tty3");
+
+        const struct node_access a = {0660, 0, 0};
+        CHECK_INT(node_apply(devfd, NULL, "tty4", 'c', makedev(4, 4), &a, NODE_IF_ABSENT), -EINVAL);
+        CHECK_INT(node_apply(devfd, NULL, "tty4", 'c', makedev(4, 4), NULL, NODE_IF_ABSENT | NODE_MADE_NOW),
+                  -EINVAL);
+        CHECK_INT(node_apply(devfd, NULL, "tty4", 'c', makedev(4, 4), &a, 1u << 7), -EINVAL);
+        CHECK(!lstat_at("tty4", &st));
+
         teardown();
 }
 
@@ -284,16 +332,20 @@ static void test_add_existing(void)
         }
         setup();
 
-        CHECK_INT(node_add(devfd, NULL, "zero", 'c', makedev(1, 5), 0600, 0, 0), 1);
+        CHECK_INT(node_apply(devfd, NULL, "zero", 'c', makedev(1, 5), &(struct node_access){0600, 0, 0}, 0),
+                  1);
         CHECK(lstat_at("zero", &st));
 
         /* Same node, same permissions: nothing happens (same inode). */
-        CHECK_INT(node_add(devfd, NULL, "zero", 'c', makedev(1, 5), 0600, 0, 0), 0);
+        CHECK_INT(node_apply(devfd, NULL, "zero", 'c', makedev(1, 5), &(struct node_access){0600, 0, 0}, 0),
+                  0);
         CHECK(lstat_at("zero", &st2));
         CHECK_INT(st2.st_ino, st.st_ino);
 
         /* Same node, new permissions: the inode is kept and re-permissioned. */
-        CHECK_INT(node_add(devfd, NULL, "zero", 'c', makedev(1, 5), 0640, 12, 34), 0);
+        CHECK_INT(
+                node_apply(devfd, NULL, "zero", 'c', makedev(1, 5), &(struct node_access){0640, 12, 34}, 0),
+                0);
         CHECK(lstat_at("zero", &st2));
         CHECK_INT(st2.st_ino, st.st_ino);
         CHECK_INT(st2.st_mode & 07777, 0640);
@@ -302,8 +354,8 @@ static void test_add_existing(void)
 
         /* Nothing decided (a later "bind" or "change" whose rules set no MODE/OWNER/GROUP):
          * the node keeps what an earlier event gave it, as udev leaves it (issue 25). */
-        CHECK_INT(node_add(devfd, NULL, "zero", 'c', makedev(1, 5), NODE_MODE_UNSET, NODE_UID_UNSET,
-                           NODE_GID_UNSET),
+        CHECK_INT(node_apply(devfd, NULL, "zero", 'c', makedev(1, 5),
+                             &(struct node_access){NODE_MODE_UNSET, NODE_UID_UNSET, NODE_GID_UNSET}, 0),
                   0);
         CHECK(lstat_at("zero", &st2));
         CHECK_INT(st2.st_ino, st.st_ino);
@@ -311,15 +363,21 @@ static void test_add_existing(void)
         CHECK_INT(st2.st_uid, 12);
         CHECK_INT(st2.st_gid, 34);
         /* only the group decided: owner and mode stay */
-        CHECK_INT(node_add(devfd, NULL, "zero", 'c', makedev(1, 5), NODE_MODE_UNSET, NODE_UID_UNSET, 35), 0);
+        CHECK_INT(node_apply(devfd, NULL, "zero", 'c', makedev(1, 5),
+                             &(struct node_access){NODE_MODE_UNSET, NODE_UID_UNSET, 35}, 0),
+                  0);
         CHECK(lstat_at("zero", &st2));
         CHECK_INT(st2.st_mode & 07777, 0640);
         CHECK_INT(st2.st_uid, 12);
         CHECK_INT(st2.st_gid, 35);
-        CHECK_INT(node_add(devfd, NULL, "zero", 'c', makedev(1, 5), 0640, 12, 34), 0);
+        CHECK_INT(
+                node_apply(devfd, NULL, "zero", 'c', makedev(1, 5), &(struct node_access){0640, 12, 34}, 0),
+                0);
 
         /* Wrong devnum: replaced by a new inode. */
-        CHECK_INT(node_add(devfd, NULL, "zero", 'c', makedev(1, 7), 0640, 12, 34), 1);
+        CHECK_INT(
+                node_apply(devfd, NULL, "zero", 'c', makedev(1, 7), &(struct node_access){0640, 12, 34}, 0),
+                1);
         CHECK(lstat_at("zero", &st2));
         CHECK(st2.st_ino != st.st_ino);
         CHECK_INT(st2.st_rdev, makedev(1, 7));
@@ -327,7 +385,8 @@ static void test_add_existing(void)
         CHECK_STR(link_target("char/1:7"), "../zero");
 
         /* Wrong type. */
-        CHECK_INT(node_add(devfd, NULL, "zero", 'b', makedev(1, 7), 0600, 0, 0), 1);
+        CHECK_INT(node_apply(devfd, NULL, "zero", 'b', makedev(1, 7), &(struct node_access){0600, 0, 0}, 0),
+                  1);
         CHECK(lstat_at("zero", &st2));
         CHECK(S_ISBLK(st2.st_mode));
         CHECK_INT(st2.st_rdev, makedev(1, 7));
@@ -336,7 +395,9 @@ static void test_add_existing(void)
         int fd = openat(devfd, "random", O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
         CHECK(fd >= 0);
         close(fd);
-        CHECK_INT(node_add(devfd, NULL, "random", 'c', makedev(1, 8), 0666, 0, 0), 1);
+        CHECK_INT(
+                node_apply(devfd, NULL, "random", 'c', makedev(1, 8), &(struct node_access){0666, 0, 0}, 0),
+                1);
         CHECK(lstat_at("random", &st2));
         CHECK(S_ISCHR(st2.st_mode));
         CHECK_INT(st2.st_rdev, makedev(1, 8));
@@ -348,7 +409,9 @@ static void test_add_existing(void)
         CHECK(fd >= 0);
         close(fd);
         CHECK_INT(symlinkat(outside, devfd, "urandom"), 0);
-        CHECK_INT(node_add(devfd, NULL, "urandom", 'c', makedev(1, 9), 0666, 0, 0), 1);
+        CHECK_INT(
+                node_apply(devfd, NULL, "urandom", 'c', makedev(1, 9), &(struct node_access){0666, 0, 0}, 0),
+                1);
         CHECK(lstat_at("urandom", &st2));
         CHECK(S_ISCHR(st2.st_mode));
         CHECK_INT(stat(outside, &st2), 0);
@@ -358,25 +421,30 @@ static void test_add_existing(void)
 
         /* A directory in the way is not removed. */
         CHECK_INT(mkdirat(devfd, "full", 0755), 0);
-        CHECK_INT(node_add(devfd, NULL, "full", 'c', makedev(1, 7), 0666, 0, 0), -EISDIR);
+        CHECK_INT(node_apply(devfd, NULL, "full", 'c', makedev(1, 7), &(struct node_access){0666, 0, 0}, 0),
+                  -EISDIR);
         CHECK(lstat_at("full", &st2));
         CHECK(S_ISDIR(st2.st_mode));
 
         /* An existing directory keeps the mode its owner gave it. */
         CHECK_INT(mkdirat(devfd, "snd", 0700), 0);
         CHECK_INT(fchmodat(devfd, "snd", 0710, 0), 0);
-        CHECK_INT(node_add(devfd, NULL, "snd/seq", 'c', makedev(116, 1), 0660, 0, 0), 1);
+        CHECK_INT(node_apply(devfd, NULL, "snd/seq", 'c', makedev(116, 1), &(struct node_access){0660, 0, 0},
+                             0),
+                  1);
         CHECK(lstat_at("snd", &st2));
         CHECK_INT(st2.st_mode & 07777, 0710);
 
         /* A stale char/M:m symlink is repointed; a real file there is not replaced. */
         CHECK_INT(symlinkat("../old", devfd, "char/4:1"), 0);
-        CHECK_INT(node_add(devfd, NULL, "tty1", 'c', makedev(4, 1), 0620, 0, 5), 1);
+        CHECK_INT(node_apply(devfd, NULL, "tty1", 'c', makedev(4, 1), &(struct node_access){0620, 0, 5}, 0),
+                  1);
         CHECK_STR(link_target("char/4:1"), "../tty1");
         fd = openat(devfd, "char/4:2", O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
         CHECK(fd >= 0);
         close(fd);
-        CHECK_INT(node_add(devfd, NULL, "tty2", 'c', makedev(4, 2), 0620, 0, 5), -EEXIST);
+        CHECK_INT(node_apply(devfd, NULL, "tty2", 'c', makedev(4, 2), &(struct node_access){0620, 0, 5}, 0),
+                  -EEXIST);
         CHECK(lstat_at("tty2", &st2)); /* the node itself is there */
         CHECK(S_ISCHR(st2.st_mode));
 
@@ -402,7 +470,8 @@ static void test_no_follow(void)
 
         /* An intermediate directory replaced by a symlink to a directory outside the root. */
         CHECK_INT(symlinkat(outside, devfd, "input"), 0);
-        CHECK(refused(node_add(devfd, NULL, "input/event0", 'c', makedev(13, 64), 0660, 0, 0)));
+        CHECK(refused(node_apply(devfd, NULL, "input/event0", 'c', makedev(13, 64),
+                                 &(struct node_access){0660, 0, 0}, 0)));
         _cleanup_free_ char *escaped = NULL;
         CHECK(asprintf(&escaped, "%s/event0", outside) > 0);
         CHECK(lstat(escaped, &st) < 0 && errno == ENOENT);
@@ -410,7 +479,8 @@ static void test_no_follow(void)
         /* Deeper: a/b where b is the symlink. */
         CHECK_INT(mkdirat(devfd, "snd", 0755), 0);
         CHECK_INT(symlinkat(outside, devfd, "snd/by-path"), 0);
-        CHECK(refused(node_add(devfd, NULL, "snd/by-path/controlC0", 'c', makedev(116, 0), 0660, 0, 0)));
+        CHECK(refused(node_apply(devfd, NULL, "snd/by-path/controlC0", 'c', makedev(116, 0),
+                                 &(struct node_access){0660, 0, 0}, 0)));
         free(escaped);
         escaped = NULL;
         CHECK(asprintf(&escaped, "%s/controlC0", outside) > 0);
@@ -420,7 +490,9 @@ static void test_no_follow(void)
         int fd = openat(devfd, "dri", O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
         CHECK(fd >= 0);
         close(fd);
-        CHECK_INT(node_add(devfd, NULL, "dri/card0", 'c', makedev(226, 0), 0660, 0, 0), -ENOTDIR);
+        CHECK_INT(node_apply(devfd, NULL, "dri/card0", 'c', makedev(226, 0),
+                             &(struct node_access){0660, 0, 0}, 0),
+                  -ENOTDIR);
 
         /* Removal through a planted symlink does not touch the outside either. */
         CHECK_INT(mknod(escaped, S_IFCHR | 0600, makedev(116, 0)), 0);
@@ -428,7 +500,9 @@ static void test_no_follow(void)
         CHECK_INT(lstat(escaped, &st), 0);
 
         /* The outside directory survives pruning attempts. */
-        CHECK_INT(node_add(devfd, NULL, "snd/x/y", 'c', makedev(116, 1), 0660, 0, 0), 1);
+        CHECK_INT(node_apply(devfd, NULL, "snd/x/y", 'c', makedev(116, 1), &(struct node_access){0660, 0, 0},
+                             0),
+                  1);
         CHECK_INT(node_remove(devfd, NULL, "snd/x/y", 'c', makedev(116, 1)), 1);
         CHECK_INT(lstat(outside, &st), 0);
         CHECK(lstat_at("snd/by-path", &st) && S_ISLNK(st.st_mode));
@@ -447,8 +521,12 @@ static void test_remove(void)
         }
         setup();
 
-        CHECK_INT(node_add(devfd, NULL, "bus/usb/001/002", 'c', makedev(189, 1), 0664, 0, 0), 1);
-        CHECK_INT(node_add(devfd, NULL, "bus/usb/001/003", 'c', makedev(189, 2), 0664, 0, 0), 1);
+        CHECK_INT(node_apply(devfd, NULL, "bus/usb/001/002", 'c', makedev(189, 1),
+                             &(struct node_access){0664, 0, 0}, 0),
+                  1);
+        CHECK_INT(node_apply(devfd, NULL, "bus/usb/001/003", 'c', makedev(189, 2),
+                             &(struct node_access){0664, 0, 0}, 0),
+                  1);
 
         /* Wrong devnum or type: left alone. */
         CHECK_INT(node_remove(devfd, NULL, "bus/usb/001/002", 'c', makedev(189, 9)), 0);
@@ -472,14 +550,18 @@ static void test_remove(void)
         CHECK_INT(node_remove(devfd, NULL, "bus/usb/001/003", 'c', makedev(189, 2)), 0);
 
         /* A char/M:m link that now points to another node is kept. */
-        CHECK_INT(node_add(devfd, NULL, "ttyS0", 'c', makedev(4, 64), 0660, 0, 0), 1);
+        CHECK_INT(
+                node_apply(devfd, NULL, "ttyS0", 'c', makedev(4, 64), &(struct node_access){0660, 0, 0}, 0),
+                1);
         CHECK_INT(unlinkat(devfd, "char/4:64", 0), 0);
         CHECK_INT(symlinkat("../ttyS9", devfd, "char/4:64"), 0);
         CHECK_INT(node_remove(devfd, NULL, "ttyS0", 'c', makedev(4, 64)), 1);
         CHECK_STR(link_target("char/4:64"), "../ttyS9");
 
         /* A directory with foreign content is not pruned. */
-        CHECK_INT(node_add(devfd, NULL, "dri/card0", 'c', makedev(226, 0), 0660, 0, 0), 1);
+        CHECK_INT(node_apply(devfd, NULL, "dri/card0", 'c', makedev(226, 0),
+                             &(struct node_access){0660, 0, 0}, 0),
+                  1);
         int fd = openat(devfd, "dri/foreign", O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
         CHECK(fd >= 0);
         close(fd);
@@ -498,11 +580,15 @@ static void test_hostile_names(void)
 
         setup();
         for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
-                CHECK_INT(node_add(devfd, NULL, bad[i], 'c', makedev(1, 3), 0666, 0, 0), -EINVAL);
+                CHECK_INT(node_apply(devfd, NULL, bad[i], 'c', makedev(1, 3),
+                                     &(struct node_access){0666, 0, 0}, 0),
+                          -EINVAL);
                 CHECK_INT(node_remove(devfd, NULL, bad[i], 'c', makedev(1, 3)), -EINVAL);
         }
-        CHECK_INT(node_add(devfd, NULL, "ok", 'x', makedev(1, 3), 0666, 0, 0), -EINVAL);
-        CHECK_INT(node_add(devfd, NULL, NULL, 'c', makedev(1, 3), 0666, 0, 0), -EINVAL);
+        CHECK_INT(node_apply(devfd, NULL, "ok", 'x', makedev(1, 3), &(struct node_access){0666, 0, 0}, 0),
+                  -EINVAL);
+        CHECK_INT(node_apply(devfd, NULL, NULL, 'c', makedev(1, 3), &(struct node_access){0666, 0, 0}, 0),
+                  -EINVAL);
 
         /* Nothing at all was created, and nothing next to the root. */
         DIR *d = opendir(root);
@@ -543,7 +629,8 @@ static void test_random_names(void)
                 name[len] = 0;
                 names[i] = strdup(name);
 
-                int r = node_add(devfd, NULL, name, 'c', makedev(1, 3), 0600, 0, 0);
+                int r = node_apply(devfd, NULL, name, 'c', makedev(1, 3), &(struct node_access){0600, 0, 0},
+                                   0);
                 if (!devdir_name_valid(name)) {
                         CHECK_INT(r, -EINVAL);
                         n_invalid++;
@@ -608,9 +695,13 @@ static void test_cache(void)
         }
         setup();
         int fds0 = count_fds();
-        CHECK_INT(node_add(devfd, &cache, "input/event3", 'c', makedev(13, 67), 0660, 0, 0), 1);
+        CHECK_INT(node_apply(devfd, &cache, "input/event3", 'c', makedev(13, 67),
+                             &(struct node_access){0660, 0, 0}, 0),
+                  1);
         CHECK_INT(count_fds(), fds0 + 2); /* input/ and char/ stay open */
-        CHECK_INT(node_add(devfd, &cache, "input/event4", 'c', makedev(13, 68), 0660, 0, 0), 1);
+        CHECK_INT(node_apply(devfd, &cache, "input/event4", 'c', makedev(13, 68),
+                             &(struct node_access){0660, 0, 0}, 0),
+                  1);
         CHECK_INT(count_fds(), fds0 + 2); /* and are used again */
         CHECK(lstat_at("input/event4", &st) && S_ISCHR(st.st_mode));
         CHECK_STR(link_target("char/13:68"), "../input/event4");
@@ -622,13 +713,15 @@ static void test_cache(void)
         CHECK_INT(unlinkat(devfd, "char/13:67", 0), 0);
         CHECK_INT(unlinkat(devfd, "char/13:68", 0), 0);
         CHECK_INT(unlinkat(devfd, "char", AT_REMOVEDIR), 0);
-        CHECK_INT(node_add(devfd, &cache, "input/event5", 'c', makedev(13, 69), 0660, 0, 0), 1);
+        CHECK_INT(node_apply(devfd, &cache, "input/event5", 'c', makedev(13, 69),
+                             &(struct node_access){0660, 0, 0}, 0),
+                  1);
         CHECK(lstat_at("input/event5", &st) && S_ISCHR(st.st_mode));
         CHECK_STR(link_target("char/13:69"), "../input/event5");
         CHECK_INT(count_fds(), fds0 + 2); /* the stale ones were closed */
         CHECK_INT(unlinkat(devfd, "char/13:69", 0), 0);
         CHECK_INT(unlinkat(devfd, "char", AT_REMOVEDIR), 0);
-        CHECK_INT(node_add_absent(devfd, &cache, "input/event6", 'c', makedev(13, 70)), 1);
+        CHECK_INT(node_apply(devfd, &cache, "input/event6", 'c', makedev(13, 70), NULL, NODE_IF_ABSENT), 1);
         CHECK_STR(link_target("char/13:70"), "../input/event6");
         CHECK_INT(node_remove(devfd, &cache, "input/event6", 'c', makedev(13, 70)), 1);
         CHECK_INT(count_fds(), fds0 + 2);
@@ -638,7 +731,9 @@ static void test_cache(void)
         CHECK(!exists("input"));
         CHECK_INT(count_fds(), fds0 + 1); /* char/ only */
         /* made again by someone else: a removal finds what is there now */
-        CHECK_INT(node_add(devfd, &cache, "input/event7", 'c', makedev(13, 71), 0660, 0, 0), 1);
+        CHECK_INT(node_apply(devfd, &cache, "input/event7", 'c', makedev(13, 71),
+                             &(struct node_access){0660, 0, 0}, 0),
+                  1);
         CHECK_INT(unlinkat(devfd, "input/event7", 0), 0);
         CHECK_INT(unlinkat(devfd, "input", AT_REMOVEDIR), 0);
         CHECK_INT(mkdirat(devfd, "input", 0755), 0);
@@ -650,7 +745,9 @@ static void test_cache(void)
         for (int i = 0; i < 2 * DEVDIR_CACHE_SLOTS; i++) {
                 char name[32];
                 snprintf(name, sizeof(name), "d%d/x", i);
-                CHECK_INT(node_add(devfd, &cache, name, 'c', makedev(1, 3), 0600, 0, 0), 1);
+                CHECK_INT(node_apply(devfd, &cache, name, 'c', makedev(1, 3),
+                                     &(struct node_access){0600, 0, 0}, 0),
+                          1);
                 CHECK(exists(name));
         }
         CHECK_INT(count_fds(), fds0 + DEVDIR_CACHE_SLOTS);
@@ -660,7 +757,7 @@ static void test_cache(void)
 }
 
 /* A directory borrowed from the cache stays open while it is used, however many others are
- * opened through the same cache meanwhile (node_add() opens char/ while it holds the node's
+ * opened through the same cache meanwhile (node_apply() opens char/ while it holds the node's
  * directory). */
 static void test_cache_pinned(void)
 {
@@ -721,6 +818,7 @@ static void test_cache_pinned(void)
         teardown();
 }
 
-TEST_MAIN(TEST(test_name_valid), TEST(test_relative_target), TEST(test_add_basic), TEST(test_add_absent), TEST(test_update_made),
-          TEST(test_add_existing), TEST(test_no_follow), TEST(test_remove), TEST(test_hostile_names),
-          TEST(test_random_names), TEST(test_cache), TEST(test_cache_pinned))
+TEST_MAIN(TEST(test_name_valid), TEST(test_relative_target), TEST(test_add_basic), TEST(test_add_absent),
+          TEST(test_flags), TEST(test_update_made), TEST(test_add_existing), TEST(test_no_follow),
+          TEST(test_remove), TEST(test_hostile_names), TEST(test_random_names), TEST(test_cache),
+          TEST(test_cache_pinned))
