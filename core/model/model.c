@@ -31,6 +31,7 @@ struct model {
         struct hashmap *is_class;     /* subsystem name (owned) -> (void *)1 class, (void *)2 bus */
         struct hashmap *glue;         /* devpaths (owned) of directories known not to be devices */
         struct sysdir_cache *dirs;    /* fds of parent directories, for device_sysfd() */
+        bool live;                    /* the kernel's own sysfs (model_set_live) */
 };
 
 int model_new(const char *sysfs_root, struct model **ret)
@@ -97,6 +98,16 @@ int model_open_sysdir(struct model *m, const char *devpath)
 const char *model_sysfs_root(const struct model *m)
 {
         return m->root;
+}
+
+void model_set_live(struct model *m, bool live)
+{
+        m->live = live;
+}
+
+bool model_is_live(const struct model *m)
+{
+        return m->live;
 }
 
 int model_set_dev_root(struct model *m, const char *dev_root)
@@ -336,8 +347,8 @@ static int canonicalize(const struct model *m, const char *path, char **ret)
                 rel = s;
         else if ((s = startswith(path, m->root_real)) && (*s == '/' || *s == '\0'))
                 rel = s;
-        else if (!streq(m->root, "/sys") && (s = startswith(path, "/sys/")))
-                rel = s - 1;
+        else if ((s = startswith(path, "/sys/")))
+                rel = s - 1; /* a /sys path names the same device in a fixture tree */
 
         _cleanup_free_ char *full = path_join(m->root_real, rel);
         if (!full)
@@ -1176,7 +1187,7 @@ static int apply_from_event(struct model *m, const struct uevent *ev, struct dev
         d->devnum_type = 0;
         if (maj && min) {
                 dev_t devnum = 0;
-                bool trust_event = ev->from_kernel && streq(m->root_real, "/sys");
+                bool trust_event = ev->from_kernel && m->live;
                 if (!trust_event && asprintf(&path, "%s%s/dev", m->root_real, ev->devpath) < 0)
                         return -ENOMEM;
                 if (!trust_event && read_file_bounded(path, 64, &dev) >= 0) {

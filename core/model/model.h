@@ -26,6 +26,11 @@ struct model *model_free(struct model *m);
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct model, model_free)
 
 const char *model_sysfs_root(const struct model *m);
+/* Whether the tree is the kernel's own sysfs, whose kernel events describe this machine (their
+ * MAJOR/MINOR are trusted, interfaces are renamed, nodes made early). Set once by whoever chose
+ * the root (the daemon); default false: a fixture tree. */
+void model_set_live(struct model *m, bool live);
+bool model_is_live(const struct model *m);
 /* The /dev root used for the DEVNAME property (absolute node path, as udev publishes it).
  * Default "/dev". */
 int model_set_dev_root(struct model *m, const char *dev_root);

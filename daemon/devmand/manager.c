@@ -758,6 +758,13 @@ int manager_new(const struct manager_options *o, struct manager **ret)
         r = model_set_dev_root(m->model, m->dev_root);
         if (r < 0)
                 goto fail;
+        /* decided here, once: the kernel's own sysfs, or a tree made for tests */
+        struct statfs sfs;
+        if (statfs(m->sysfs_root, &sfs) < 0) {
+                r = log_error_errno(errno, "Cannot examine %s: %m", m->sysfs_root);
+                goto fail;
+        }
+        model_set_live(m->model, sfs.f_type == SYSFS_MAGIC);
 
         r = sd_event_default(&m->event);
         if (r < 0) {
@@ -935,10 +942,7 @@ static int setup_listening(struct manager *m)
         if (m->opt.uevent_socket) {
                 /* synthetic uevents are for fake trees: on a real sysfs they would contradict the
                  * kernel's own devices */
-                struct statfs sfs;
-                if (statfs(m->sysfs_root, &sfs) < 0)
-                        return log_error_errno(errno, "Cannot examine %s: %m", m->sysfs_root);
-                if (sfs.f_type == SYSFS_MAGIC)
+                if (model_is_live(m->model))
                         return log_error_errno(EPERM, "%s is a real sysfs: --uevent-socket is only for a fake tree",
                                                m->sysfs_root);
                 r = uevent_listener_new_local(m->opt.uevent_socket, &m->listener);
