@@ -142,6 +142,7 @@ static void step_model(struct event_run *run)
          * root); the rules' mode and owner follow after them. */
         struct device *d = run->dev;
         run->node_made = run->event->node_made; /* made when it was queued (process_make_node_early) */
+        d->removal = run->event->removal;
         if (!run->node_made && d->devnum_type && d->devname && action_of(run) != UEVENT_REMOVE) {
                 r = make_node_before_rules(ctx, d->devname, d->devnum_type, d->devnum);
                 if (r < 0)
