@@ -33,6 +33,7 @@
 #include "spawn.h"
 #include "static-perms.h"
 #include "strv.h"
+#include "sysfs-enum.h"
 #include "sysfs.h"
 #include "time-util.h"
 
@@ -410,7 +411,7 @@ static int resync(struct manager *m)
         size_t n = 0, added = 0, removed = 0, changed = 0;
         int r;
 
-        r = model_enumerate(m->model, false, &paths, &n);
+        r = sysfs_enumerate(m->sysfs_root, SYSFS_ENUM_ALL_DEVICES, &paths, &n);
         if (r < 0)
                 return log_error_errno(r, "Resynchronisation failed, could not scan sysfs: %m");
 
@@ -861,7 +862,7 @@ static int queue_coldplug(struct manager *m)
 {
         _cleanup_strv_free_ char **paths = NULL;
         size_t n = 0;
-        int r = model_enumerate(m->model, false, &paths, &n);
+        int r = sysfs_enumerate(m->sysfs_root, SYSFS_ENUM_ALL_DEVICES, &paths, &n);
         if (r < 0)
                 return log_error_errno(r, "Cannot enumerate %s: %m", m->sysfs_root);
         for (size_t i = 0; i < n; i++) {
