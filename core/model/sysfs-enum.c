@@ -178,8 +178,8 @@ static int add_link(struct enum_ctx *c, int dirfd, const char *dir, const char *
         return strv_builder_push(&c->paths, devpath);
 }
 
-/* A real directory in a class or block directory: a device of the old layout when it has a
- * uevent file. */
+/* The real directory <dir>/<name> is listed when it has a uevent file (a device, or a
+ * subsystem-level kobject); *ret_added tells. */
 static int add_dir_if_device(struct enum_ctx *c, int dirfd, const char *dir, const char *name, bool *ret_added)
 {
         _cleanup_free_ char *uevent = path_join(name, "uevent");
@@ -256,10 +256,8 @@ static int on_bus(struct enum_ctx *c, int dirfd, const char *dir, const char *na
 {
         if (type != DT_DIR)
                 return 0;
-        _cleanup_free_ char *sub = NULL;
-        if (asprintf(&sub, "%s/%s/devices", dir, name) < 0)
-                return -ENOMEM;
-        return for_each_entry(c, sub, on_device_entry);
+        _cleanup_free_ char *sub = strfmt_concat(dir, "/", name, "/devices", NULL);
+        return sub ? for_each_entry(c, sub, on_device_entry) : -ENOMEM;
 }
 
 /* /devices paths first, then old-layout class directories, then old-layout block directories:
