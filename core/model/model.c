@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "model.h"
 
-#include <fcntl.h>
 #include <limits.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
