@@ -184,12 +184,11 @@ int builtin_blkid_run(struct builtin_ctx *ctx, struct device *dev, int argc, cha
         /* A device that is gone must not be opened through its node: opening a loop (or md) node
          * of a missing minor makes the kernel create that device again (legacy autoload), so an
          * add event processed late, from a backlog, would bring back a removed device. The
-         * daemon knows from its queue (the kernel's remove event comes before the device goes);
-         * else its directory is looked up again from the directory fd: "..", then its name,
-         * both known to the dentry cache, which checks that the sysfs node is still there. */
-        int known = ctx->removal_known ? ctx->removal_known(dev, ctx->userdata) : -ENODATA;
-        bool gone = known > 0;
-        if (known < 0) {
+         * daemon's queue tells (dev->removal); when it cannot, the directory is looked up again
+         * from the directory fd: "..", then its name, both known to the dentry cache, which
+         * checks that the sysfs node is still there. */
+        bool gone = dev->removal == DEVICE_REMOVAL_QUEUED;
+        if (dev->removal == DEVICE_REMOVAL_UNKNOWN) {
                 int sysfd = device_sysfd(dev, ctx->sysfs_root);
                 _cleanup_free_ char *self =
                         sysfd >= 0 ? strfmt_concat("../", strrchr(dev->devpath, '/') + 1, NULL) : NULL;

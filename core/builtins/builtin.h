@@ -23,12 +23,6 @@ struct builtin_ctx {
         const char *root;       /* prefix of configuration and module files (.link files,
                                  * /lib/modules) for tests; NULL means "/" */
         void *state[16];        /* per-builtin private state, indexed by table position */
-        /* Optional, set by the daemon: 1 when it knows of a removal of dev (the kernel announces a
-         * removal before the device goes: its queue of events tells), 0 when it knows there is
-         * none, negative when it cannot tell (events were lost). blkid then needs no sysfs
-         * look-up to know that a device is gone; without it, it looks. */
-        int (*removal_known)(const struct device *dev, void *userdata);
-        void *userdata;
 };
 
 struct builtin {

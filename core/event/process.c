@@ -142,6 +142,7 @@ static void step_model(struct event_run *run)
          * root); the rules' mode and owner follow after them. */
         struct device *d = run->dev;
         run->node_made = run->event->node_made; /* made when it was queued (process_make_node_early) */
+        d->removal = run->event->removal;
         if (!run->node_made && d->devnum_type && d->devname && action_of(run) != UEVENT_REMOVE) {
                 r = make_node_before_rules(ctx, d->devname, d->devnum_type, d->devnum);
                 if (r < 0)
@@ -244,7 +245,7 @@ static bool step_rename(struct event_run *run)
         }
         /* An ifindex read from a fake sysfs tree names whatever interface the machine has under
          * that number: rename only what the live kernel showed us. */
-        if (!streq(model_sysfs_root(ctx->model), "/sys")) {
+        if (!model_is_live(ctx->model)) {
                 log_info("%s: not renaming %s to %s: the sysfs root is not the live /sys", d->devpath, d->sysname,
                          name);
                 run->step = STEP_MDEV;
@@ -768,7 +769,7 @@ int process_make_node_early(struct process_ctx *ctx, struct event *e)
 {
         const struct uevent *ev = e->uevent;
         if (!ev->from_kernel || ev->action != UEVENT_ADD || !e->devnum_type ||
-            !streq(model_sysfs_root(ctx->model), "/sys"))
+            !model_is_live(ctx->model))
                 return 0;
         const char *name = props_get(&ev->props, "DEVNAME");
         if (!name || !devname_is_safe(name))

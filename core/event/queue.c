@@ -135,6 +135,13 @@ bool event_queue_removal_queued(const struct event_queue *q, const struct event 
         return false;
 }
 
+enum device_removal event_queue_removal(const struct event_queue *q, const struct event *e, bool complete)
+{
+        if (event_queue_removal_queued(q, e, e->uevent->devpath))
+                return DEVICE_REMOVAL_QUEUED;
+        return complete ? DEVICE_REMOVAL_NONE : DEVICE_REMOVAL_UNKNOWN;
+}
+
 void event_queue_clear(struct event_queue *q)
 {
         while (q->head)

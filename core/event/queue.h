@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "device.h"
 #include "uevent.h"
 
 enum event_state {
@@ -36,6 +37,7 @@ struct event {
         enum event_state state;
         uint64_t queued_usec;  /* CLOCK_MONOTONIC */
         bool node_made;        /* its node (and M:m link) was made when it was queued */
+        enum device_removal removal; /* given to its device while it runs (set by the daemon) */
         void *data;            /* the processing state of a running event (owned by the runner) */
 };
 
@@ -60,6 +62,10 @@ void event_queue_clear(struct event_queue *q);
 /* Whether a remove event of devpath is in the queue behind `after` (NULL: anywhere). Costs
  * nothing while the queue holds no remove event at all. */
 bool event_queue_removal_queued(const struct event_queue *q, const struct event *after, const char *devpath);
+/* What e's device can know of its removal: QUEUED when a remove event of its devpath is queued
+ * behind e, else NONE when the queue holds every event the kernel sent so far (complete), else
+ * UNKNOWN. */
+enum device_removal event_queue_removal(const struct event_queue *q, const struct event *e, bool complete);
 
 static inline bool event_queue_is_empty(const struct event_queue *q)
 {

@@ -50,6 +50,14 @@ struct device_udev {
         bool watch;             /* OPTIONS+="watch" */
 };
 
+/* What the event stream tells of a device's removal while an event about it runs: the kernel
+ * sends a device's remove event before its sysfs directory goes, and the daemon queues it. */
+enum device_removal {
+        DEVICE_REMOVAL_UNKNOWN, /* nobody can tell (a tool, lost or unread kernel events): ask sysfs */
+        DEVICE_REMOVAL_NONE,    /* every kernel event was read, and none removes it */
+        DEVICE_REMOVAL_QUEUED,  /* its remove event is queued */
+};
+
 struct device_attr; /* cached attribute value, see device_get_sysattr() */
 
 struct device {
@@ -76,6 +84,7 @@ struct device {
         uint64_t seqnum;       /* SEQNUM of the last event applied, 0 for coldplug records */
         int ifindex;           /* network interfaces, else 0 */
         enum device_layout layout;
+        enum device_removal removal; /* for the event being processed (process.c, the daemon) */
         char devnum_type;      /* 'c', 'b' or 0 */
         bool devname_refused;  /* the kernel's DEVNAME was unsafe: no node, not even one named after the device */
         bool db_synced;        /* udev and PROP_DB properties are what the database entry says (read from it,

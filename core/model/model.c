@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "model.h"
 
-#include <fcntl.h>
 #include <limits.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -11,8 +10,9 @@
 #include "log.h"
 #include "strfmt.h"
 #include "strv.h"
-#include "sysfs.h"
 #include "sysdir-cache.h"
+#include "sysfs-enum.h"
+#include "sysfs.h"
 
 struct subsys_list {
         char *name;
@@ -31,6 +31,7 @@ struct model {
         struct hashmap *is_class;     /* subsystem name (owned) -> (void *)1 class, (void *)2 bus */
         struct hashmap *glue;         /* devpaths (owned) of directories known not to be devices */
         struct sysdir_cache *dirs;    /* fds of parent directories, for device_sysfd() */
+        bool live;                    /* the kernel's own sysfs (model_set_live) */
 };
 
 int model_new(const char *sysfs_root, struct model **ret)
@@ -97,6 +98,16 @@ int model_open_sysdir(struct model *m, const char *devpath)
 const char *model_sysfs_root(const struct model *m)
 {
         return m->root;
+}
+
+void model_set_live(struct model *m, bool live)
+{
+        m->live = live;
+}
+
+bool model_is_live(const struct model *m)
+{
+        return m->live;
 }
 
 int model_set_dev_root(struct model *m, const char *dev_root)
@@ -336,8 +347,8 @@ static int canonicalize(const struct model *m, const char *path, char **ret)
                 rel = s;
         else if ((s = startswith(path, m->root_real)) && (*s == '/' || *s == '\0'))
                 rel = s;
-        else if (!streq(m->root, "/sys") && (s = startswith(path, "/sys/")))
-                rel = s - 1;
+        else if ((s = startswith(path, "/sys/")))
+                rel = s - 1; /* a /sys path names the same device in a fixture tree */
 
         _cleanup_free_ char *full = path_join(m->root_real, rel);
         if (!full)
@@ -749,178 +760,11 @@ int model_resolve(struct model *m, const char *path, struct device **ret)
 
 /* ---- enumeration ---------------------------------------------------------------------- */
 
-/* Depth-first, pre-order walk of real directories (links are never followed): parents
- * are listed before their children. dirfd is consumed. */
-static int walk_devices(int dirfd, char **path, size_t len, bool list_self, struct strv_builder *c)
-{
-        _cleanup_closedir_ DIR *dir = fdopendir(dirfd);
-        struct dirent *de;
-        int r;
-
-        if (!dir) {
-                close(dirfd);
-                return negative_errno();
-        }
-        if (list_self && faccessat(dirfd, "uevent", F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
-                r = strv_builder_push_copy(c, *path);
-                if (r < 0)
-                        return r;
-        }
-        while ((de = fs_readdir(dir, true))) {
-                if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN)
-                        continue;
-                int fd = openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-                if (fd < 0)
-                        continue; /* a link, or gone */
-                size_t nl = strlen(de->d_name);
-                char *np = realloc(*path, len + nl + 2);
-                if (!np) {
-                        close(fd);
-                        return -ENOMEM;
-                }
-                *path = np;
-                np[len] = '/';
-                memcpy(np + len + 1, de->d_name, nl + 1);
-                r = walk_devices(fd, path, len + nl + 1, true, c);
-                (*path)[len] = '\0';
-                if (r < 0 && r != -ENOENT && r != -ENOTDIR)
-                        return r;
-        }
-        return 0;
-}
-
-static int walk_from(const struct model *m, const char *devpath, struct strv_builder *c)
-{
-        _cleanup_free_ char *syspath = path_join(m->root, devpath);
-        if (!syspath)
-                return -ENOMEM;
-        int fd = open(syspath, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (fd < 0)
-                return errno == ENOENT || errno == ENOTDIR || errno == ELOOP ? 0 : negative_errno();
-        char *path = strdup(devpath);
-        if (!path) {
-                close(fd);
-                return -ENOMEM;
-        }
-        /* /sys/devices itself is a container, never a device */
-        int r = walk_devices(fd, &path, strlen(path), !streq(devpath, "/devices"), c);
-        free(path);
-        return r;
-}
-
-/* Entries of dir (relative to the root) that are real directories with a uevent file. */
-static int list_real_dirs(const struct model *m, const char *dir, bool recurse_one_level, struct strv_builder *c)
-{
-        _cleanup_free_ char *syspath = path_join(m->root, dir);
-        if (!syspath)
-                return -ENOMEM;
-        _cleanup_closedir_ DIR *d = opendir(syspath);
-        struct dirent *de;
-        if (!d)
-                return 0;
-        _cleanup_strv_builder_ struct strv_builder names = {0};
-        while ((de = fs_readdir(d, true)))
-                if (strv_builder_push_copy(&names, de->d_name) < 0)
-                        return -ENOMEM;
-        strv_sort(names.v);
-        STRV_FOREACH(n, names.v) {
-                struct stat st;
-                _cleanup_free_ char *rel = NULL, *full = NULL;
-                if (asprintf(&rel, "%s/%s", dir, *n) < 0 || !(full = path_join(m->root, rel)))
-                        return -ENOMEM;
-                if (lstat(full, &st) < 0 || !S_ISDIR(st.st_mode))
-                        continue;
-                if (has_uevent(full) && strv_builder_push_copy(c, rel) < 0)
-                        return -ENOMEM;
-                if (recurse_one_level) {
-                        int r = list_real_dirs(m, rel, false, c);
-                        if (r < 0)
-                                return r;
-                }
-        }
-        return 0;
-}
-
-int model_enumerate(const struct model *m, bool subsystems, char ***ret, size_t *ret_n)
-{
-        _cleanup_strv_builder_ struct strv_builder c = {0};
-        int r;
-
-        if (subsystems) {
-                /* /bus/<b>, /bus/<b>/drivers/<d>, /module/<m> */
-                _cleanup_free_ char *busdir = path_join(m->root, "bus");
-                _cleanup_closedir_ DIR *d = busdir ? opendir(busdir) : NULL;
-                struct dirent *de;
-                _cleanup_strv_builder_ struct strv_builder buses = {0};
-                if (!busdir)
-                        return -ENOMEM;
-                while (d && (de = fs_readdir(d, true)))
-                        if (strv_builder_push_copy(&buses, de->d_name) < 0)
-                                return -ENOMEM;
-                strv_sort(buses.v);
-                r = 0;
-                STRV_FOREACH(b, buses.v) {
-                        _cleanup_free_ char *rel = NULL, *drivers = NULL;
-                        if (asprintf(&rel, "/bus/%s", *b) < 0 || asprintf(&drivers, "/bus/%s/drivers", *b) < 0) {
-                                r = -ENOMEM;
-                                break;
-                        }
-                        _cleanup_free_ char *full = path_join(m->root, rel);
-                        if (!full) {
-                                r = -ENOMEM;
-                                break;
-                        }
-                        if (has_uevent(full) && (r = strv_builder_push_copy(&c, rel)) < 0)
-                                break;
-                        if ((r = list_real_dirs(m, drivers, false, &c)) < 0)
-                                break;
-                }
-                if (r >= 0)
-                        r = list_real_dirs(m, "/module", false, &c);
-        } else {
-                r = walk_from(m, "/devices", &c);
-                /* legacy layout: class directories and /sys/block directories with partitions */
-                if (r >= 0) {
-                        _cleanup_free_ char *classdir = path_join(m->root, "class");
-                        _cleanup_closedir_ DIR *d = classdir ? opendir(classdir) : NULL;
-                        struct dirent *de;
-                        _cleanup_strv_builder_ struct strv_builder classes = {0};
-                        if (!classdir)
-                                r = -ENOMEM;
-                        while (r >= 0 && d && (de = fs_readdir(d, true)))
-                                if (strv_builder_push_copy(&classes, de->d_name) < 0)
-                                        r = -ENOMEM;
-                        strv_sort(classes.v);
-                        STRV_FOREACH(cl, classes.v) {
-                                _cleanup_free_ char *rel = NULL;
-                                if (r < 0)
-                                        break;
-                                if (asprintf(&rel, "/class/%s", *cl) < 0)
-                                        r = -ENOMEM;
-                                else
-                                        r = list_real_dirs(m, rel, true, &c);
-                        }
-                }
-                if (r >= 0)
-                        r = list_real_dirs(m, "/block", true, &c);
-        }
-        if (r < 0)
-                return r;
-        size_t n = c.n;
-        char **paths = strv_builder_take(&c);
-        if (!paths)
-                return -ENOMEM;
-        *ret = paths;
-        if (ret_n)
-                *ret_n = n;
-        return 0;
-}
-
 int model_scan(struct model *m)
 {
         _cleanup_strv_free_ char **paths = NULL;
         size_t n;
-        int r = model_enumerate(m, false, &paths, &n);
+        int r = sysfs_enumerate(m->root, SYSFS_ENUM_ALL_DEVICES, &paths, &n);
         if (r < 0)
                 return r;
         int added = 0;
@@ -1176,7 +1020,7 @@ static int apply_from_event(struct model *m, const struct uevent *ev, struct dev
         d->devnum_type = 0;
         if (maj && min) {
                 dev_t devnum = 0;
-                bool trust_event = ev->from_kernel && streq(m->root_real, "/sys");
+                bool trust_event = ev->from_kernel && m->live;
                 if (!trust_event && asprintf(&path, "%s%s/dev", m->root_real, ev->devpath) < 0)
                         return -ENOMEM;
                 if (!trust_event && read_file_bounded(path, 64, &dev) >= 0) {

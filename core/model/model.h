@@ -26,25 +26,24 @@ struct model *model_free(struct model *m);
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct model, model_free)
 
 const char *model_sysfs_root(const struct model *m);
+/* Whether the tree is the kernel's own sysfs, whose kernel events describe this machine (their
+ * MAJOR/MINOR are trusted, interfaces are renamed, nodes made early). Set once by whoever chose
+ * the root (the daemon); default false: a fixture tree. */
+void model_set_live(struct model *m, bool live);
+bool model_is_live(const struct model *m);
 /* The /dev root used for the DEVNAME property (absolute node path, as udev publishes it).
  * Default "/dev". */
 int model_set_dev_root(struct model *m, const char *dev_root);
 const char *model_dev_root(const struct model *m);
 size_t model_size(const struct model *m);
 
-/* Lists the devpaths of every device of the sysfs tree, parents before children: all of
- * /sys/devices, legacy class directories under /sys/class, legacy /sys/block directories.
- * With subsystems, the subsystem-level kobjects instead (/sys/bus/<b>, drivers, modules).
- * *ret is a NULL-terminated array owned by the caller (free each string and the array). */
-int model_enumerate(const struct model *m, bool subsystems, char ***ret, size_t *ret_n);
-
 /* Reads one device from sysfs (its devpath may be a class-symlink path like /class/tty/tty0, a
  * /devices path, or a legacy path) and inserts or refreshes its record, creating missing
  * ancestors first. *ret (borrowed, optional) is the record. -ENODEV when it is not a device. */
 int model_add_from_sysfs(struct model *m, const char *devpath, struct device **ret);
 
-/* Builds the whole model: model_enumerate() + model_add_from_sysfs() for each. Returns the
- * number of devices. */
+/* Builds the whole model: sysfs_enumerate() (sysfs-enum.h) + model_add_from_sysfs() for each,
+ * which adds their parents too. Returns the number of devices listed and added. */
 int model_scan(struct model *m);
 
 /* Applies a uevent: add/change/bind/unbind/online/offline refresh the record from sysfs and

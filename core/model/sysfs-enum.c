@@ -7,6 +7,7 @@
 
 #include "fs-util.h"
 #include "macros.h"
+#include "strfmt.h"
 #include "strv.h"
 #include "sysfs.h"
 
@@ -15,6 +16,7 @@
 #define DENTS_BUFFER_SIZE (32 * 1024)
 
 struct enum_ctx {
+        enum sysfs_enum_type type;
         const char *root;
         int rootfd;
         char *root_real; /* realpath of the root, made when a link needs it */
@@ -44,11 +46,11 @@ static unsigned char entry_type(int dirfd, const struct dirent64 *de)
 
 typedef int (*entry_fn)(struct enum_ctx *c, int dirfd, const char *dir, const char *name, unsigned char type);
 
-/* Calls fn for every entry of dir (relative to the root) but "." and "..". A directory that
- * cannot be opened is empty: it may have gone with its device. */
-static int for_each_entry(struct enum_ctx *c, const char *dir, entry_fn fn)
+/* Calls fn for every entry of dir (relative to the root, opened as name relative to atfd) but
+ * "." and "..". A directory that cannot be opened is empty: it may have gone with its device. */
+static int for_each_entry_at(struct enum_ctx *c, int atfd, const char *name, const char *dir, entry_fn fn)
 {
-        _cleanup_close_ int fd = openat(c->rootfd, dir + 1, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        _cleanup_close_ int fd = openat(atfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0)
                 return 0;
         /* one buffer per level: fn may list a subdirectory */
@@ -71,6 +73,11 @@ static int for_each_entry(struct enum_ctx *c, const char *dir, entry_fn fn)
                                 return r;
                 }
         }
+}
+
+static int for_each_entry(struct enum_ctx *c, const char *dir, entry_fn fn)
+{
+        return for_each_entry_at(c, c->rootfd, dir + 1, dir, fn);
 }
 
 static int read_link(struct enum_ctx *c, int dirfd, const char *name)
@@ -171,8 +178,8 @@ static int add_link(struct enum_ctx *c, int dirfd, const char *dir, const char *
         return strv_builder_push(&c->paths, devpath);
 }
 
-/* A real directory in a class or block directory: a device of the old layout when it has a
- * uevent file. */
+/* The real directory <dir>/<name> is listed when it has a uevent file (a device, or a
+ * subsystem-level kobject); *ret_added tells. */
 static int add_dir_if_device(struct enum_ctx *c, int dirfd, const char *dir, const char *name, bool *ret_added)
 {
         _cleanup_free_ char *uevent = path_join(name, "uevent");
@@ -185,9 +192,10 @@ static int add_dir_if_device(struct enum_ctx *c, int dirfd, const char *dir, con
         return strv_builder_push(&c->paths, path_join(dir, name));
 }
 
-/* Directories inside an old-layout class device or disk directory are devices too, when they
- * have a uevent file: /class/input/input0/event0, /block/sda/sda1. */
-static int on_nested_entry(struct enum_ctx *c, int dirfd, const char *dir, const char *name, unsigned char type)
+/* A real directory with a uevent file: a device nested in an old-layout device directory, or a
+ * subsystem-level kobject (/bus/<b>/drivers/<d>, /module/<m>). */
+static int on_kobject_dir(struct enum_ctx *c, int dirfd, const char *dir, const char *name,
+                          unsigned char type)
 {
         bool added;
         return type == DT_DIR ? add_dir_if_device(c, dirfd, dir, name, &added) : 0;
@@ -198,14 +206,42 @@ static int on_nested_entry(struct enum_ctx *c, int dirfd, const char *dir, const
 static int on_device_entry(struct enum_ctx *c, int dirfd, const char *dir, const char *name, unsigned char type)
 {
         bool added = false;
-        if (type == DT_LNK)
-                return add_link(c, dirfd, dir, name);
+        if (type == DT_LNK) /* all devices: the walk of /devices finds where it leads */
+                return c->type == SYSFS_ENUM_ALL_DEVICES ? 0 : add_link(c, dirfd, dir, name);
         if (type != DT_DIR)
                 return 0; /* attributes such as class/net/bonding_masters */
         int r = add_dir_if_device(c, dirfd, dir, name, &added);
         if (r < 0 || !added)
                 return r;
-        return for_each_entry(c, c->paths.v[c->paths.n - 1], on_nested_entry);
+        /* directories inside it with a uevent file are devices too: /class/input/input0/event0,
+         * /block/sda/sda1 */
+        return for_each_entry(c, c->paths.v[c->paths.n - 1], on_kobject_dir);
+}
+
+/* Every directory below /devices with a uevent file, parents first; links are not followed. */
+static int on_devices_entry(struct enum_ctx *c, int dirfd, const char *dir, const char *name,
+                            unsigned char type)
+{
+        bool added;
+        if (type != DT_DIR)
+                return 0;
+        int r = add_dir_if_device(c, dirfd, dir, name, &added);
+        if (r < 0)
+                return r;
+        _cleanup_free_ char *sub = path_join(dir, name);
+        return sub ? for_each_entry_at(c, dirfd, name, sub, on_devices_entry) : -ENOMEM;
+}
+
+static int on_subsystem(struct enum_ctx *c, int dirfd, const char *dir, const char *name, unsigned char type)
+{
+        if (type != DT_DIR)
+                return 0;
+        bool added;
+        int r = add_dir_if_device(c, dirfd, dir, name, &added);
+        if (r < 0)
+                return r;
+        _cleanup_free_ char *drivers = strfmt_concat(dir, "/", name, "/drivers", NULL);
+        return drivers ? for_each_entry(c, drivers, on_kobject_dir) : -ENOMEM;
 }
 
 static int on_class(struct enum_ctx *c, int dirfd, const char *dir, const char *name, unsigned char type)
@@ -220,10 +256,8 @@ static int on_bus(struct enum_ctx *c, int dirfd, const char *dir, const char *na
 {
         if (type != DT_DIR)
                 return 0;
-        _cleanup_free_ char *sub = NULL;
-        if (asprintf(&sub, "%s/%s/devices", dir, name) < 0)
-                return -ENOMEM;
-        return for_each_entry(c, sub, on_device_entry);
+        _cleanup_free_ char *sub = strfmt_concat(dir, "/", name, "/devices", NULL);
+        return sub ? for_each_entry(c, sub, on_device_entry) : -ENOMEM;
 }
 
 /* /devices paths first, then old-layout class directories, then old-layout block directories:
@@ -246,20 +280,47 @@ static int devpath_compare(const void *a, const void *b)
         return rx != ry ? rx - ry : strcmp(x, y);
 }
 
-int sysfs_enumerate_devices(const char *sysfs_root, char ***ret, size_t *ret_n)
+/* Name by name: a bus is followed by its drivers, before the next bus ("/bus/pci/drivers/x"
+ * before "/bus/pci-x"), and the buses come before the modules. */
+static int kobject_compare(const void *a, const void *b)
 {
-        struct enum_ctx c = {.root = sysfs_root, .rootfd = -1};
+        const unsigned char *x = *(const unsigned char *const *)a, *y = *(const unsigned char *const *)b;
+        for (; *x && *x == *y; x++, y++)
+                ;
+        if (*x == *y)
+                return 0;
+        if (!*x || !*y)
+                return *x ? 1 : -1; /* a path before the paths below it */
+        if (*x == '/' || *y == '/')
+                return *x == '/' ? -1 : 1;
+        return *x < *y ? -1 : 1;
+}
+
+int sysfs_enumerate(const char *sysfs_root, enum sysfs_enum_type type, char ***ret, size_t *ret_n)
+{
+        struct enum_ctx c = {.type = type, .root = sysfs_root, .rootfd = -1};
         int r;
 
         c.rootfd = open(sysfs_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (c.rootfd < 0)
                 return negative_errno();
-        r = for_each_entry(&c, "/bus", on_bus);
-        if (r >= 0)
-                r = for_each_entry(&c, "/class", on_class);
-        /* kernels before the class/block directory list disks and partitions only here */
-        if (r >= 0 && faccessat(c.rootfd, "class/block", F_OK, 0) < 0)
-                r = for_each_entry(&c, "/block", on_device_entry);
+        if (type == SYSFS_ENUM_SUBSYSTEMS) {
+                r = for_each_entry(&c, "/bus", on_subsystem);
+                if (r >= 0)
+                        r = for_each_entry(&c, "/module", on_kobject_dir);
+        } else {
+                if (type == SYSFS_ENUM_ALL_DEVICES)
+                        r = for_each_entry(&c, "/devices", on_devices_entry);
+                else
+                        r = for_each_entry(&c, "/bus", on_bus);
+                if (r >= 0)
+                        r = for_each_entry(&c, "/class", on_class);
+                /* kernels before the class/block directory list disks and partitions only here;
+                 * all devices: an old-layout disk directory beside class/block too */
+                if (r >= 0 &&
+                    (type == SYSFS_ENUM_ALL_DEVICES || faccessat(c.rootfd, "class/block", F_OK, 0) < 0))
+                        r = for_each_entry(&c, "/block", on_device_entry);
+        }
         if (r < 0) {
                 enum_ctx_done(&c);
                 return r;
@@ -267,7 +328,8 @@ int sysfs_enumerate_devices(const char *sysfs_root, char ***ret, size_t *ret_n)
 
         struct strv_builder *b = &c.paths;
         if (b->n > 0)
-                qsort(b->v, b->n, sizeof(char *), devpath_compare);
+                qsort(b->v, b->n, sizeof(char *),
+                      type == SYSFS_ENUM_SUBSYSTEMS ? kobject_compare : devpath_compare);
         size_t n = 0;
         for (size_t i = 0; i < b->n; i++) {
                 if (n > 0 && streq(b->v[n - 1], b->v[i]))

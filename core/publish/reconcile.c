@@ -13,6 +13,7 @@
 #include "log.h"
 #include "node.h"
 #include "strv.h"
+#include "sysfs-enum.h"
 #include "sysfs.h"
 
 struct live {
@@ -76,7 +77,7 @@ int reconcile(struct model *m, int devfd, int runfd, const char *run_root, bool 
                 hashmap_free(live.ids);
                 return -ENOMEM;
         }
-        r = model_enumerate(m, false, &paths, NULL);
+        r = sysfs_enumerate(model_sysfs_root(m), SYSFS_ENUM_ALL_DEVICES, &paths, NULL);
         if (r < 0)
                 goto finish;
         STRV_FOREACH(p, paths) {

@@ -13,6 +13,7 @@
 #include "devman-config.h"
 #include "log.h"
 #include "model.h"
+#include "sysfs-enum.h"
 #include "node.h"
 #include "process.h"
 #include "queue.h"
@@ -218,7 +219,7 @@ int snapshot_write(const struct snapshot_options *o, FILE *f)
                 if (r > 0)
                         log_warning("%d rules lines had errors and were skipped", r);
         }
-        r = model_enumerate(m, false, &paths, &n);
+        r = sysfs_enumerate(o->sysfs_root, SYSFS_ENUM_ALL_DEVICES, &paths, &n);
         if (r < 0)
                 return log_error_errno(r, "Cannot enumerate %s: %m", o->sysfs_root);
 

@@ -211,7 +211,7 @@ int verb_trigger(const struct adm_ctx *ctx, int argc, char **argv)
         bool filtering = f.subsystem_match || f.subsystem_nomatch || f.sysname_match || f.sysname_nomatch ||
                          f.property_match || f.tag_match || f.parent_match;
         /* The model reads devices; a plain coldplug needs none of it: the uevent files are all. */
-        if (filtering || subsystems || optind < argc) {
+        if (filtering || optind < argc) {
                 r = model_new(ctx->sysfs_root, &m);
                 if (r < 0) {
                         log_error_errno(r, "Cannot use %s as sysfs root: %m", ctx->sysfs_root);
@@ -243,8 +243,8 @@ int verb_trigger(const struct adm_ctx *ctx, int argc, char **argv)
                 }
                 n = strv_length(paths);
         } else {
-                r = subsystems ? model_enumerate(m, true, &paths, &n)
-                               : sysfs_enumerate_devices(ctx->sysfs_root, &paths, &n);
+                r = sysfs_enumerate(ctx->sysfs_root, subsystems ? SYSFS_ENUM_SUBSYSTEMS : SYSFS_ENUM_DEVICES,
+                                    &paths, &n);
                 if (r < 0) {
                         log_error_errno(r, "Cannot enumerate %s: %m", ctx->sysfs_root);
                         goto out;

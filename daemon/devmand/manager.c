@@ -33,6 +33,7 @@
 #include "spawn.h"
 #include "static-perms.h"
 #include "strv.h"
+#include "sysfs-enum.h"
 #include "sysfs.h"
 #include "time-util.h"
 
@@ -74,8 +75,6 @@ enum {
 /* Queued events up to which a new add event gets its node at once (process_make_node_early). */
 #define EARLY_NODE_BACKLOG 16
 
-/* Uevents a builtin's question for a removal reads from the kernel socket at most. */
-#define REMOVAL_READ_MAX 256
 /* Events started per turn of the loop before the kernel socket is read again. */
 #define START_BATCH 64
 /* Within a batch, the kernel socket is read again when this much time passed since it last
@@ -123,6 +122,7 @@ struct manager {
         sd_event_source *kernel_source;
         bool kernel_resting;  /* kernel_source behind on_start until it started a batch */
         uint64_t kernel_read_usec; /* when the kernel socket was last read */
+        bool kernel_drained;  /* ... and left empty (not stopped at its bound) */
         sd_event_source *start_source;
         sd_event_source *retry_source; /* armed while devices wait in retry */
         struct publish_retry *retry;
@@ -385,6 +385,10 @@ static int queue_uevent(struct manager *m, struct uevent *ev)
         int r = event_queue_push(&m->queue, ev, time_now_usec(), &e);
         if (r < 0)
                 return log_error_errno(r, "Could not queue an event, dropping it: %m");
+        /* an event of the device that waits for a child learns it from its record */
+        struct device *d = ev->action == UEVENT_REMOVE ? model_get(m->model, ev->devpath) : NULL;
+        if (d)
+                d->removal = DEVICE_REMOVAL_QUEUED;
         /* Behind a few other events (a storm), its node need not wait for them. A long backlog
          * (the daemon was stopped) is not scanned for each event: it drains in order. */
         if (m->queue.n_queued + m->queue.n_running <= EARLY_NODE_BACKLOG && m->queue.n_queued > 1 &&
@@ -407,7 +411,7 @@ static int resync(struct manager *m)
         size_t n = 0, added = 0, removed = 0, changed = 0;
         int r;
 
-        r = model_enumerate(m->model, false, &paths, &n);
+        r = sysfs_enumerate(m->sysfs_root, SYSFS_ENUM_ALL_DEVICES, &paths, &n);
         if (r < 0)
                 return log_error_errno(r, "Resynchronisation failed, could not scan sysfs: %m");
 
@@ -473,6 +477,18 @@ static int resync(struct manager *m)
 
 static unsigned read_kernel(struct manager *m, unsigned max);
 
+/* What e's device can know of its removal when e starts (blkid must not open the node of a gone
+ * block device). The queue is complete when the kernel socket was read empty just now and no
+ * events were lost; otherwise, or for a device without a block node, it cannot tell. */
+static enum device_removal removal_of(const struct manager *m, const struct event *e)
+{
+        if (e->devnum_type != 'b' || e->uevent->action == UEVENT_REMOVE)
+                return DEVICE_REMOVAL_UNKNOWN;
+        bool complete = m->listener && !m->exiting && !m->resync_pending && m->kernel_drained &&
+                        time_now_usec() - m->kernel_read_usec < KERNEL_REREAD_USEC;
+        return event_queue_removal(&m->queue, e, complete);
+}
+
 static int on_start(sd_event_source *s, void *userdata)
 {
         struct manager *m = userdata;
@@ -503,6 +519,7 @@ static int on_start(sd_event_source *s, void *userdata)
 
         while (started < START_BATCH && (e = event_queue_next_ready(&m->queue))) {
                 event_queue_set_running(&m->queue, e);
+                e->removal = removal_of(m, e);
                 started++;
                 int r = process_event(&m->process, e, on_event_done, m);
                 if (r < 0) {
@@ -533,11 +550,14 @@ static unsigned read_kernel(struct manager *m, unsigned max)
         if (!m->listener || m->exiting)
                 return 0;
         m->kernel_read_usec = time_now_usec();
+        m->kernel_drained = false;
         for (unsigned i = 0; i < max; i++) {
                 struct uevent *ev = NULL;
                 int r = uevent_listener_receive(m->listener, &ev);
-                if (r == 0)
+                if (r == 0) {
+                        m->kernel_drained = true;
                         break;
+                }
                 if (r == -ENOBUFS) {
                         log_warning("The kernel dropped uevents (receive buffer overflow); will resynchronise");
                         /* a buffer that overflowed once will again: grow it */
@@ -665,20 +685,6 @@ static void ctrl_ping(void *userdata)
         read_kernel(userdata, UINT_MAX); /* the answer covers every event sent before the ping */
 }
 
-/* builtin_ctx.removal_known: what the kernel socket holds is queued first, so a removal the
- * kernel announced is known; after lost events the queue cannot tell. */
-static int removal_known(const struct device *dev, void *userdata)
-{
-        struct manager *m = userdata;
-        if (!m->listener || m->exiting)
-                return -ENODATA; /* no kernel events read (--once), or no longer */
-        /* a long backlog is not read in one go here (the queue would hold all of it at once):
-         * then sysfs answers */
-        if (read_kernel(m, REMOVAL_READ_MAX) >= REMOVAL_READ_MAX || m->resync_pending)
-                return -ENODATA;
-        return event_queue_removal_queued(&m->queue, NULL, dev->devpath);
-}
-
 static bool ctrl_is_idle(void *userdata)
 {
         struct manager *m = userdata;
@@ -758,6 +764,13 @@ int manager_new(const struct manager_options *o, struct manager **ret)
         r = model_set_dev_root(m->model, m->dev_root);
         if (r < 0)
                 goto fail;
+        /* decided here, once: the kernel's own sysfs, or a tree made for tests */
+        struct statfs sfs;
+        if (statfs(m->sysfs_root, &sfs) < 0) {
+                r = log_error_errno(errno, "Cannot examine %s: %m", m->sysfs_root);
+                goto fail;
+        }
+        model_set_live(m->model, sfs.f_type == SYSFS_MAGIC);
 
         r = sd_event_default(&m->event);
         if (r < 0) {
@@ -775,8 +788,6 @@ int manager_new(const struct manager_options *o, struct manager **ret)
                 goto fail;
         }
         m->builtins.sysfs_root = m->sysfs_root;
-        m->builtins.removal_known = removal_known;
-        m->builtins.userdata = m;
         r = load_rules(m);
         if (r < 0)
                 goto fail;
@@ -851,7 +862,7 @@ static int queue_coldplug(struct manager *m)
 {
         _cleanup_strv_free_ char **paths = NULL;
         size_t n = 0;
-        int r = model_enumerate(m->model, false, &paths, &n);
+        int r = sysfs_enumerate(m->sysfs_root, SYSFS_ENUM_ALL_DEVICES, &paths, &n);
         if (r < 0)
                 return log_error_errno(r, "Cannot enumerate %s: %m", m->sysfs_root);
         for (size_t i = 0; i < n; i++) {
@@ -935,10 +946,7 @@ static int setup_listening(struct manager *m)
         if (m->opt.uevent_socket) {
                 /* synthetic uevents are for fake trees: on a real sysfs they would contradict the
                  * kernel's own devices */
-                struct statfs sfs;
-                if (statfs(m->sysfs_root, &sfs) < 0)
-                        return log_error_errno(errno, "Cannot examine %s: %m", m->sysfs_root);
-                if (sfs.f_type == SYSFS_MAGIC)
+                if (model_is_live(m->model))
                         return log_error_errno(EPERM, "%s is a real sysfs: --uevent-socket is only for a fake tree",
                                                m->sysfs_root);
                 r = uevent_listener_new_local(m->opt.uevent_socket, &m->listener);

@@ -169,6 +169,31 @@ static void test_nothing_and_errors(void)
         device_unref(d);
 }
 
+/* Whether the device is gone: sysfs is asked only when the daemon's queue cannot tell
+ * (dev->removal); the device's directory exists in this tree. */
+static void test_removal_fact(void)
+{
+        _cleanup_free_ char *img = image("fact.img");
+        _cleanup_free_ char *dir = image("sys/devices/virtual/block/fake0");
+        CHECK_INT(sh("truncate -s 1M \"$IMG\"", img), 0);
+        _cleanup_free_ char *mk = NULL;
+        CHECK(asprintf(&mk, "mkdir -p '%s'", dir) > 0);
+        CHECK_INT(system(mk), 0);
+        _cleanup_free_ char *sys = image("sys");
+        static const enum device_removal facts[] = {DEVICE_REMOVAL_UNKNOWN, DEVICE_REMOVAL_NONE,
+                                                    DEVICE_REMOVAL_QUEUED};
+        for (size_t i = 0; i < ELEMENTSOF(facts); i++) {
+                struct device *d;
+                CHECK_INT(device_new("/devices/virtual/block/fake0", &d), 0);
+                CHECK_INT(props_set(&d->props, "DEVNAME", img, PROP_KERNEL), 0);
+                d->removal = facts[i];
+                struct builtin_ctx ctx = {.sysfs_root = sys};
+                CHECK_INT(builtin_run(builtin_lookup("blkid"), &ctx, d, "blkid", false), 0);
+                CHECK(d->sysfd_open == (facts[i] == DEVICE_REMOVAL_UNKNOWN));
+                device_unref(d);
+        }
+}
+
 int main(int argc, char **argv)
 {
         if (system("command -v mkfs.ext4 >/dev/null && command -v mkfs.vfat >/dev/null && "
@@ -178,7 +203,8 @@ int main(int argc, char **argv)
         }
         tmp = test_tmpdir_new("blkid");
         static const struct test_case cases[] = {TEST(test_ext4), TEST(test_vfat), TEST(test_gpt_and_offset),
-                                                 TEST(test_dos), TEST(test_nothing_and_errors)};
+                                                 TEST(test_dos), TEST(test_nothing_and_errors),
+                                                 TEST(test_removal_fact)};
         int r = test_run(cases, ELEMENTSOF(cases), argc, argv);
         tmp = test_tmpdir_remove(tmp);
         return r;

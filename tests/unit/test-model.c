@@ -65,6 +65,11 @@ static void make_common(void)
         put(USB1 "/uevent", "DEVTYPE=usb_device\nDRIVER=usb\nPRODUCT=1d6b/1/206\n");
         link_to(USB1 "/subsystem", "../../../../bus/usb");
         link_to(USB1 "/driver", "../../../../bus/usb/drivers/usb");
+        /* the bus lists that enumeration reads (sysfs-enum.h) */
+        link_to("/bus/pci/devices/0000:00:1d.0", "../../../devices/pci0000:00/0000:00:1d.0");
+        link_to("/bus/usb/devices/usb1", "../../../devices/pci0000:00/0000:00:1d.0/usb1");
+        link_to("/bus/usb/devices/1-1", "../../../devices/pci0000:00/0000:00:1d.0/usb1/1-1");
+        link_to("/bus/usb/devices/1-1:1.0", "../../../devices/pci0000:00/0000:00:1d.0/usb1/1-1/1-1:1.0");
 }
 
 static void make_converted(void)
@@ -314,36 +319,30 @@ static void test_events(void)
         cleanup();
 }
 
-static void test_enumerate_order(void)
+/* The scan reads every device sysfs shows (SYSFS_ENUM_ALL_DEVICES) with its parent: on the
+ * legacy layout a class directory's physical parent comes through its `device` link, a nested
+ * class device and a partition are children of the directory holding them. */
+static void test_scan_parents(void)
 {
         struct model *m = NULL;
-        char **paths = NULL;
-        size_t n = 0;
         make_legacy();
         CHECK_INT(model_new(root, &m), 0);
-        CHECK_INT(model_enumerate(m, false, &paths, &n), 0);
-        /* parents before children; the legacy class and block directories are listed */
-        ssize_t i_usb1 = -1, i_usbdev = -1, i_loop = -1, i_part = -1;
-        for (size_t i = 0; i < n; i++) {
-                if (streq(paths[i], USB1))
-                        i_usb1 = (ssize_t)i;
-                if (streq(paths[i], "/class/usb_device/usbdev1.1"))
-                        i_usbdev = (ssize_t)i;
-                if (streq(paths[i], "/block/loop0"))
-                        i_loop = (ssize_t)i;
-                if (streq(paths[i], "/block/loop0/loop0p1"))
-                        i_part = (ssize_t)i;
-                CHECK(!streq(paths[i], "/devices"));
-        }
-        CHECK(i_usb1 >= 0 && i_usbdev > i_usb1);
-        CHECK(i_loop >= 0 && i_part > i_loop);
-        strv_free(paths);
+        CHECK(model_scan(m) > 0);
+        struct device *usbdev = model_get(m, "/class/usb_device/usbdev1.1");
+        CHECK(usbdev && usbdev->parent && streq(usbdev->parent->devpath, USB1));
+        struct device *part = model_get(m, "/block/loop0/loop0p1");
+        CHECK(part && part->parent && streq(part->parent->devpath, "/block/loop0"));
+        /* no bus and no class (the kernel sends no event for it), but a device: in the model */
+        struct device *top = model_get(m, "/devices/pci0000:00");
+        CHECK(top && !top->subsystem && !top->parent);
+        CHECK(!model_get(m, "/devices"));
         model_free(m);
         cleanup();
 }
 
-/* On the live /sys a kernel event's MAJOR/MINOR are the devt itself (no sysfs read); a made-up
- * event about the same device still takes the `dev` attribute. */
+/* On a live sysfs a kernel event's MAJOR/MINOR are the devt itself (no sysfs read); a made-up
+ * event about the same device still takes the `dev` attribute (1:3 in the tree). On a tree
+ * not marked live the kernel event does not win either (test_events). */
 static void test_live_kernel_devt(void)
 {
         struct model *m = NULL;
@@ -351,9 +350,11 @@ static void test_live_kernel_devt(void)
         struct uevent *ev = NULL;
         const char *why;
 
-        if (access("/sys/devices/virtual/mem/null/dev", R_OK) < 0)
-                return; /* no live sysfs here: nothing to compare with */
-        CHECK_INT(model_new("/sys", &m), 0);
+        make_converted();
+        CHECK_INT(model_new(root, &m), 0);
+        CHECK(!model_is_live(m));
+        model_set_live(m, true);
+        CHECK(model_is_live(m));
         static const char chg[] = "change@/devices/virtual/mem/null\0ACTION=change\0DEVPATH=/devices/virtual/mem/null\0"
                                   "SUBSYSTEM=mem\0MAJOR=1\0MINOR=99\0DEVNAME=null\0SEQNUM=12";
         CHECK_INT(uevent_parse(chg, sizeof(chg), &ev, &why), 0);
@@ -375,6 +376,7 @@ static void test_live_kernel_devt(void)
         uevent_free(ev);
         props_clear(&p);
         model_free(m);
+        cleanup();
 }
 
 /* More glue directories than the model remembers: every device still gets its parent across
@@ -414,5 +416,5 @@ static void test_glue_bounded(void)
         cleanup();
 }
 
-TEST_MAIN(TEST(test_both_layouts_same_devices), TEST(test_events), TEST(test_enumerate_order),
+TEST_MAIN(TEST(test_both_layouts_same_devices), TEST(test_events), TEST(test_scan_parents),
           TEST(test_live_kernel_devt), TEST(test_glue_bounded))

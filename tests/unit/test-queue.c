@@ -96,4 +96,23 @@ static void test_removal_queued(void)
         event_queue_clear(&q);
 }
 
-TEST_MAIN(TEST(test_ordering), TEST(test_move_relation), TEST(test_removal_queued))
+/* What a device learns of its removal when its event starts: a queued remove tells, else the
+ * queue says "none" only when it holds every event the kernel sent. */
+static void test_removal_fact(void)
+{
+        struct event_queue q = {0};
+        struct event *a = push(&q, "add", "/devices/virtual/block/loop7", "MAJOR=7 MINOR=7");
+        CHECK_INT(event_queue_removal(&q, a, true), DEVICE_REMOVAL_NONE);
+        CHECK_INT(event_queue_removal(&q, a, false), DEVICE_REMOVAL_UNKNOWN);
+        push(&q, "remove", "/devices/virtual/block/loop8", "MAJOR=7 MINOR=8");
+        CHECK_INT(event_queue_removal(&q, a, true), DEVICE_REMOVAL_NONE);
+        struct event *r = push(&q, "remove", "/devices/virtual/block/loop7", "MAJOR=7 MINOR=7");
+        CHECK_INT(event_queue_removal(&q, a, true), DEVICE_REMOVAL_QUEUED);
+        CHECK_INT(event_queue_removal(&q, a, false), DEVICE_REMOVAL_QUEUED);
+        struct event *b = push(&q, "add", "/devices/virtual/block/loop7", "MAJOR=7 MINOR=7");
+        CHECK_INT(event_queue_removal(&q, r, true), DEVICE_REMOVAL_NONE);
+        CHECK_INT(event_queue_removal(&q, b, true), DEVICE_REMOVAL_NONE);
+        event_queue_clear(&q);
+}
+
+TEST_MAIN(TEST(test_ordering), TEST(test_move_relation), TEST(test_removal_queued), TEST(test_removal_fact))

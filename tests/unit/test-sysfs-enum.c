@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* sysfs_enumerate_devices() on small hand-made trees: which entries are devices, how links are
- * resolved (by their text, and on disk when the text does not tell), the order, duplicates. */
+/* sysfs_enumerate() on small hand-made trees: which entries are devices, how links are
+ * resolved (by their text, and on disk when the text does not tell), the order, duplicates;
+ * the subsystem-level kobjects and their order. */
 #include <fcntl.h>
 #include <sys/stat.h>
 
@@ -59,11 +60,16 @@ static void link_at(const char *rel, const char *target)
                 abort();
 }
 
-static char **enumerate(size_t *n)
+static char **enumerate_type(enum sysfs_enum_type type, size_t *n)
 {
         char **paths = NULL;
-        CHECK_INT(sysfs_enumerate_devices(root, &paths, n), 0);
+        CHECK_INT(sysfs_enumerate(root, type, &paths, n), 0);
         return paths;
+}
+
+static char **enumerate(size_t *n)
+{
+        return enumerate_type(SYSFS_ENUM_DEVICES, n);
 }
 
 static bool same(char **got, const char *const *want)
@@ -140,6 +146,17 @@ static void test_unified(void)
         CHECK(same(paths, want));
         CHECK_INT(n, ELEMENTSOF(want) - 1);
         strv_free(paths);
+
+        /* all devices: the walk of /devices, also the two without bus or class, in strcmp order;
+         * no link is followed, attribute groups without uevent are not devices */
+        paths = enumerate_type(SYSFS_ENUM_ALL_DEVICES, &n);
+        CHECK_INT(n, ELEMENTSOF(want) - 1 + 2);
+        CHECK(n > 5 && streq(paths[0], "/devices/pci0000:00") && streq(paths[5], "/devices/platform"));
+        for (size_t i = 0; want[i]; i++)
+                CHECK(strv_contains(paths, want[i]));
+        for (size_t i = 1; i < n; i++)
+                CHECK(strcmp(paths[i - 1], paths[i]) < 0);
+        strv_free(paths);
         root = test_tmpdir_remove(root);
 }
 
@@ -192,6 +209,12 @@ static void test_legacy(void)
         };
         CHECK(same(paths, want_without_block));
         strv_free(paths);
+
+        /* all devices: an old-layout disk directory beside class/block is still one (a
+         * snapshot reports it as a duplicate) */
+        paths = enumerate_type(SYSFS_ENUM_ALL_DEVICES, &n);
+        CHECK(same(paths, want));
+        strv_free(paths);
         root = test_tmpdir_remove(root);
 }
 
@@ -206,7 +229,8 @@ static void test_empty_and_missing(void)
 
         _cleanup_free_ char *missing = path_join(root, "nonexistent");
         paths = NULL;
-        CHECK_INT(sysfs_enumerate_devices(missing, &paths, NULL), -ENOENT);
+        CHECK_INT(sysfs_enumerate(missing, SYSFS_ENUM_DEVICES, &paths, NULL), -ENOENT);
+        CHECK_INT(sysfs_enumerate(missing, SYSFS_ENUM_SUBSYSTEMS, &paths, NULL), -ENOENT);
         CHECK(!paths);
         root = test_tmpdir_remove(root);
 }
@@ -241,4 +265,39 @@ static void test_long_link(void)
         root = test_tmpdir_remove(root);
 }
 
-TEST_MAIN(TEST(test_unified), TEST(test_legacy), TEST(test_empty_and_missing), TEST(test_long_link))
+/* --type=subsystems: buses and their drivers, then modules, each a directory with a uevent file;
+ * a bus is followed by its drivers before the next bus whose name it begins. */
+static void test_subsystems(void)
+{
+        root = test_tmpdir_new("sysfs-enum");
+        device("bus/pci");
+        device("bus/pci/drivers/ahci");
+        device("bus/pci/drivers/ehci-pci");
+        mkdirs("bus/pci/drivers/nouevent");
+        mkdirs("bus/pci/devices");
+        device("bus/pci-x");
+        mkdirs("bus/empty/drivers"); /* no uevent of its own: not listed, its drivers are */
+        device("bus/empty/drivers/lonely");
+        touch("bus/attribute");
+        device("module/usbcore");
+        device("module/loop");
+        mkdirs("module/builtin");
+        device("devices/platform/serial8250"); /* devices are not subsystems */
+        mkdirs("bus/platform/devices");
+        link_at("bus/platform/devices/serial8250", "../../../devices/platform/serial8250");
+
+        size_t n = 0;
+        char **paths = enumerate_type(SYSFS_ENUM_SUBSYSTEMS, &n);
+        /* a bus, its drivers, the next bus (whose name begins with the first's); modules last */
+        static const char *const want[] = {
+                "/bus/empty/drivers/lonely", "/bus/pci",   "/bus/pci/drivers/ahci",
+                "/bus/pci/drivers/ehci-pci", "/bus/pci-x", "/module/loop",
+                "/module/usbcore",           NULL};
+        CHECK(same(paths, want));
+        CHECK_INT(n, ELEMENTSOF(want) - 1);
+        strv_free(paths);
+        root = test_tmpdir_remove(root);
+}
+
+TEST_MAIN(TEST(test_unified), TEST(test_legacy), TEST(test_empty_and_missing), TEST(test_long_link),
+          TEST(test_subsystems))
