@@ -11,9 +11,7 @@
 set -u
 build=${1:?build dir}
 . "$(dirname "$0")/lib.sh"
-need_root
-need_loop_control
-need_cmds udevadm losetup mkfs.ext4 mkfs.vfat sfdisk
+require root loop-control udevadm losetup mkfs.ext4 mkfs.vfat sfdisk
 
 test_dirs blkid
 base=$(( 3500 + ($$ % 400) * 2 ))

@@ -13,8 +13,7 @@
 set -u
 build=${1:?build dir}
 . "$(dirname "$0")/lib.sh"
-need_root
-need_cmds udevadm ip
+require root udevadm ip
 unshare -n -m true 2>/dev/null || skip "no namespaces"
 in_private_namespaces "$@"
 

@@ -8,7 +8,7 @@
 set -u
 build=${1:?build dir}
 . "$(dirname "$0")/lib.sh"
-need_root
+require root
 in_private_namespaces "$@"
 null=/sys/devices/virtual/mem/null
 [ -w $null/uevent ] || skip "no $null"

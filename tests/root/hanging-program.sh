@@ -7,7 +7,7 @@
 set -u
 build=${1:?build dir}
 . "$(dirname "$0")/lib.sh"
-need_root
+require root
 test_dirs hang
 mkdir -p "$tmp/rules"
 cat > "$tmp/rules/50-hang.rules" <<RULES

@@ -14,8 +14,7 @@
 set -u
 build=${1:?build dir}
 . "$(dirname "$0")/lib.sh"
-need_root
-need_loop_control
+require root loop-control
 in_private_namespaces "$@"
 peer="python3 $src/tests/root/hostile-peer.py"
 

@@ -12,8 +12,7 @@
 set -u
 build=${1:?build dir}
 . "$(dirname "$0")/lib.sh"
-need_root
-need_loop_control
+require root loop-control
 if ldd "$build/daemon/devmand" 2>/dev/null | grep -q -e libasan -e libtsan; then
     skip "sanitizer build: RSS would measure the sanitizer's allocator"
 fi

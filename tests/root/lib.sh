@@ -3,7 +3,7 @@
 #     build=${1:?build dir}
 #     . "$(dirname "$0")/lib.sh"
 # It sets $src (DEVMAN_SOURCE_ROOT or the checkout this file is in) and gives:
-#   skip WHY / need_root / need_loop_control / need_cmds CMD...   exit 77 with the reason
+#   skip WHY / require root|loop-control|COMMAND...   exit 77 with the reason
 #   in_private_namespaces "$@"    re-runs the script once in private mount and network namespaces
 #   test_dirs NAME                $tmp (/tmp/devman-NAME.XXXXXX), $dev (made) and $run below it;
 #                                 from then on everything listed here is undone on exit
@@ -27,10 +27,15 @@ pass=0; fail=0
 daemon=""; own_pids=""; loop_base=""; loop_count=0; tmp=""
 
 skip() { echo "$*: skipped"; exit 77; }
-need_root() { [ "$(id -u)" -eq 0 ] || skip "not root"; }
-need_loop_control() { [ -w /dev/loop-control ] || skip "no /dev/loop-control"; }
-need_cmds() {
-    for _c in "$@"; do command -v "$_c" >/dev/null || skip "no $_c"; done
+# require root | loop-control | COMMAND...: exits 77 naming the first that is missing
+require() {
+    for _need in "$@"; do
+        case $_need in
+        root) [ "$(id -u)" -eq 0 ] || skip "not root" ;;
+        loop-control) [ -w /dev/loop-control ] || skip "no /dev/loop-control" ;;
+        *) command -v "$_need" >/dev/null || skip "no $_need" ;;
+        esac
+    done
 }
 
 # exec keeps the PID: the marker tells the script running inside from a script it starts.

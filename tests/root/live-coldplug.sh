@@ -8,8 +8,7 @@
 set -u
 build=${1:?build dir}
 . "$(dirname "$0")/lib.sh"
-need_root
-need_loop_control
+require root loop-control
 
 test_dirs live
 # loop indices of our own, away from the machine's and other tests'

@@ -11,8 +11,7 @@
 set -u
 build=${1:?build dir}
 . "$(dirname "$0")/lib.sh"
-need_root
-need_loop_control
+require root loop-control
 getent group disk >/dev/null || skip "no group disk"
 
 test_dirs access

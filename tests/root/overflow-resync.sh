@@ -6,8 +6,7 @@
 set -u
 build=${1:?build dir}
 . "$(dirname "$0")/lib.sh"
-need_root
-need_loop_control
+require root loop-control
 
 N=${OVERFLOW_LOOPS:-600}
 test_dirs overflow

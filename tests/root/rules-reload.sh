@@ -6,7 +6,7 @@
 set -u
 build=${1:?build dir}
 . "$(dirname "$0")/lib.sh"
-need_root
+require root
 test_dirs reload
 rules=$tmp/rules
 mkdir -p "$rules"

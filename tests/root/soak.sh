@@ -9,8 +9,7 @@
 set -u
 build=${1:?build dir}
 . "$(dirname "$0")/lib.sh"
-need_root
-need_loop_control
+require root loop-control
 in_private_namespaces "$@"
 EVENTS=${SOAK_EVENTS:-100000}
 SLACK=${SOAK_RSS_SLACK_KIB:-16}

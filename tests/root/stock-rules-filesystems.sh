@@ -7,9 +7,9 @@
 set -u
 build=${1:?build dir}
 . "$(dirname "$0")/lib.sh"
-need_root
+require root
 [ -w /dev/loop-control ] && [ -d /lib/udev/rules.d ] || skip "no loop-control or stock rules"
-need_cmds losetup mkfs.ext4 mkfs.vfat udevadm
+require losetup mkfs.ext4 mkfs.vfat udevadm
 test_dirs stockfs
 base=$(( 7000 + ($$ % 300) * 2 ))
 own_loops "$base" 2

@@ -8,7 +8,7 @@ adm=$1
 gen=$2
 rules=$3
 . "$(dirname "$0")/lib.sh"
-need_root
+require root
 test_dirs oracle-fixture
 python3 "$gen" --layout converted "$tmp/sys" >/dev/null
 ORACLE_SYSFS="$tmp/sys" "$(dirname "$0")/test-rules-oracle.sh" "$adm" "$rules"

@@ -15,8 +15,7 @@ adm=$1
 rules=$2
 shift 2
 . "$(dirname "$0")/lib.sh"
-need_root
-need_cmds udevadm unshare
+require root udevadm unshare
 
 test_dirs oracle
 mkdir "$tmp/rules"

@@ -7,9 +7,7 @@
 set -u
 build=${1:?build dir}
 . "$(dirname "$0")/lib.sh"
-need_root
-need_cmds valgrind
-need_loop_control
+require root valgrind loop-control
 in_private_namespaces "$@"
 N=${VALGRIND_LOOPS:-40}
 test_dirs valgrind
