@@ -16,7 +16,7 @@ int verb_coldplug(const struct adm_ctx *ctx, int argc, char **argv)
                 {}
         };
         double timeout = 120;
-        int c;
+        int c, r;
 
         while ((c = getopt_long(argc, argv, "ht:", options, NULL)) >= 0) {
                 switch (c) {
@@ -40,13 +40,14 @@ int verb_coldplug(const struct adm_ctx *ctx, int argc, char **argv)
                         return 2;
                 }
         }
-        if (optind < argc)
-                return adm_usage_error("coldplug", "unexpected argument: %s", argv[optind]);
+        r = adm_no_arguments("coldplug", optind, argc, argv);
+        if (r != 0)
+                return r;
 
         char *subsystems[] = {"trigger", "--type=subsystems", "--action=add", NULL};
         char *devices[] = {"trigger", "--type=devices", "--action=add", NULL};
         optind = 0;
-        int r = verb_trigger(ctx, 3, subsystems);
+        r = verb_trigger(ctx, 3, subsystems);
         if (r != 0)
                 return r;
         optind = 0;

@@ -142,9 +142,9 @@ int verb_control(const struct adm_ctx *ctx, int argc, char **argv)
                         return 2;
                 }
         }
-        if (optind < argc) {
-                return adm_usage_error("control", "unexpected argument '%s'", argv[optind]);
-        }
+        r = adm_no_arguments("control", optind, argc, argv);
+        if (r != 0)
+                return r;
         if (n == 0) {
                 return adm_usage_error("control", "this command expects one or more options");
         }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "adm-hwdb.h"
+#include "adm.h"
 
 #include <getopt.h>
 
@@ -58,7 +59,7 @@ int verb_hwdb(int argc, char **argv)
         const char *root = NULL, *output = NULL, *test = NULL, *file = NULL;
         _cleanup_free_ char *usr_output = NULL;
         bool update = false, strict = false, usr = false;
-        int c;
+        int c, r;
 
         optind = 0; /* the caller may have run getopt already */
         while ((c = getopt_long(argc, argv, "ut:r:o:f:sh", options, NULL)) >= 0) {
@@ -91,10 +92,9 @@ int verb_hwdb(int argc, char **argv)
                         return 2;
                 }
         }
-        if (optind < argc) {
-                log_error("Unexpected argument: %s", argv[optind]);
-                return 2;
-        }
+        r = adm_no_arguments("hwdb", optind, argc, argv);
+        if (r != 0)
+                return r;
         if (update == !!test) {
                 log_error("Exactly one of --update and --test= is required.");
                 return 2;
@@ -105,8 +105,8 @@ int verb_hwdb(int argc, char **argv)
                 return 2;
         }
         if (usr) {
-                const char *r = isempty(root) || streq(root, "/") ? "" : root;
-                if (asprintf(&usr_output, "%s%s/hwdb.bin", r, UDEVLIBDIR) < 0) {
+                const char *prefix = isempty(root) || streq(root, "/") ? "" : root;
+                if (asprintf(&usr_output, "%s%s/hwdb.bin", prefix, UDEVLIBDIR) < 0) {
                         log_oom();
                         return 1;
                 }

@@ -201,13 +201,9 @@ int verb_info(const struct adm_ctx *ctx, int argc, char **argv)
         if (!export_db && !path && !name)
                 return adm_usage_error("info", "a device is needed: --path, --name, or --export-db");
 
-        r = model_new(ctx->sysfs_root, &m);
-        if (r >= 0)
-                r = model_set_dev_root(m, ctx->dev_root);
-        if (r < 0) {
-                log_error_errno(r, "Cannot use %s as sysfs root: %m", ctx->sysfs_root);
-                return 1;
-        }
+        r = adm_model_open(ctx->sysfs_root, ctx->dev_root, &m);
+        if (r != 0)
+                return r;
         if (export_db) {
                 r = model_scan(m);
                 if (r < 0) {

@@ -105,9 +105,9 @@ int verb_monitor(const struct adm_ctx *ctx, int argc, char **argv)
                         return 2;
                 }
         }
-        if (optind < argc) {
-                return adm_usage_error("monitor", "unexpected argument '%s'", argv[optind]);
-        }
+        r = adm_no_arguments("monitor", optind, argc, argv);
+        if (r != 0)
+                return r;
         if (!kernel && !udev)
                 kernel = udev = true;
 

@@ -94,7 +94,7 @@ int verb_settle(const struct adm_ctx *ctx, int argc, char **argv)
         };
         double timeout = 120;
         const char *exit_if_exists = NULL;
-        int c;
+        int c, r;
 
         while ((c = getopt_long(argc, argv, "ht:E:s:e:q", options, NULL)) >= 0) {
                 switch (c) {
@@ -119,11 +119,12 @@ int verb_settle(const struct adm_ctx *ctx, int argc, char **argv)
                         return 2;
                 }
         }
-        if (optind < argc)
-                return adm_usage_error("settle", "unexpected argument: %s", argv[optind]);
+        r = adm_no_arguments("settle", optind, argc, argv);
+        if (r != 0)
+                return r;
         if (exit_if_exists && access(exit_if_exists, F_OK) == 0)
                 return 0;
-        int r = adm_wait_for_queue(ctx, timeout);
+        r = adm_wait_for_queue(ctx, timeout);
         if (r == -ETIMEDOUT) {
                 fprintf(stderr, "devmanadm settle: timeout after %g s, events still queued\n", timeout);
                 return 1;

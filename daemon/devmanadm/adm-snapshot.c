@@ -324,7 +324,7 @@ int verb_snapshot(const struct adm_ctx *ctx, int argc, char **argv)
         struct snapshot_options o = {.sysfs_root = ctx->sysfs_root, .dev_root = ctx->dev_root};
         _cleanup_strv_free_ char **dirs = NULL;
         const char *output = NULL;
-        int c;
+        int c, r;
 
         while ((c = getopt_long(argc, argv, "ho:", options, NULL)) >= 0)
                 switch (c) {
@@ -347,8 +347,9 @@ int verb_snapshot(const struct adm_ctx *ctx, int argc, char **argv)
                 default:
                         return 2;
                 }
-        if (optind < argc)
-                return adm_usage_error("snapshot", "unexpected argument: %s", argv[optind]);
+        r = adm_no_arguments("snapshot", optind, argc, argv);
+        if (r != 0)
+                return r;
         o.rules_dirs = dirs;
 
         struct stat st;
@@ -380,7 +381,7 @@ int verb_snapshot(const struct adm_ctx *ctx, int argc, char **argv)
                 unlink(tmp);
                 return 1;
         }
-        int r = snapshot_write(&o, f);
+        r = snapshot_write(&o, f);
         if (fclose(f) != 0 && r >= 0)
                 r = log_error_errno(errno, "Cannot write %s: %m", tmp);
         if (r >= 0 && (chmod(tmp, 0644) < 0 || rename(tmp, output) < 0))

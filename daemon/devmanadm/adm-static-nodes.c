@@ -61,8 +61,9 @@ int verb_static_nodes(const struct adm_ctx *ctx, int argc, char **argv)
                 default:
                         return 2;
                 }
-        if (optind < argc)
-                return adm_usage_error("static-nodes", "unexpected argument '%s'", argv[optind]);
+        r = adm_no_arguments("static-nodes", optind, argc, argv);
+        if (r != 0)
+                return r;
 
         _cleanup_free_ char *path = NULL;
         if (file)

@@ -69,12 +69,9 @@ int verb_test_builtin(const struct adm_ctx *ctx, int argc, char **argv)
                 return adm_usage_error("test-builtin", "unknown builtin command '%s'", cmd);
 
         _cleanup_(model_freep) struct model *m = NULL;
-        int r = model_new(ctx->sysfs_root, &m);
-        if (r < 0) {
-                log_error_errno(r, "Cannot use sysfs root %s: %m", ctx->sysfs_root);
-                return 1;
-        }
-        (void)model_set_dev_root(m, ctx->dev_root);
+        int r = adm_model_open(ctx->sysfs_root, ctx->dev_root, &m);
+        if (r != 0)
+                return r;
         struct device *dev;
         r = model_resolve(m, strip_root(ctx, path), &dev);
         if (r < 0) {

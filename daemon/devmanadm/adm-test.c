@@ -216,13 +216,9 @@ int verb_test(const struct adm_ctx *ctx, int argc, char **argv)
         if (r < 0)
                 return r == -ENOMEM ? 1 : 2;
 
-        r = model_new(sysfs, &m);
-        if (r >= 0)
-                r = model_set_dev_root(m, ctx->dev_root);
-        if (r < 0) {
-                log_error_errno(r, "Cannot use %s as sysfs root: %m", sysfs);
-                return 1;
-        }
+        r = adm_model_open(sysfs, ctx->dev_root, &m);
+        if (r != 0)
+                return r;
         struct device *d = NULL;
         r = model_resolve(m, argv[optind], &d);
         if (r < 0) {

@@ -148,13 +148,9 @@ int verb_tree(const struct adm_ctx *ctx, int argc, char **argv)
         for (int i = 1; i < argc; i++)
                 if (argv[i][0] == '-')
                         return adm_usage_error("tree", "unknown option: %s", argv[i]);
-        r = model_new(ctx->sysfs_root, &m);
-        if (r >= 0)
-                r = model_set_dev_root(m, ctx->dev_root);
-        if (r < 0) {
-                log_error_errno(r, "Cannot use %s as sysfs root: %m", ctx->sysfs_root);
-                return 1;
-        }
+        r = adm_model_open(ctx->sysfs_root, ctx->dev_root, &m);
+        if (r != 0)
+                return r;
         if (argc > 1) {
                 for (int i = 1; i < argc; i++)
                         if (strv_push_copy(&classes, argv[i]) < 0)

@@ -31,3 +31,11 @@ int adm_wait_for_queue(const struct adm_ctx *ctx, double timeout_sec);
 
 /* Reports a bad argument on one line and returns the exit status for it. */
 int adm_usage_error(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* For a verb that takes options only: 0 when argv[first..argc) is empty, else reports the
+ * first argument left and returns the exit status for it. */
+int adm_no_arguments(const char *verb, int first, int argc, char **argv);
+
+struct model;
+/* The device model on sysfs_root with its nodes under dev_root (devmanadm-tools only): 0, or
+ * says why it cannot be had and returns the exit status for that. */
+int adm_model_open(const char *sysfs_root, const char *dev_root, struct model **ret);

@@ -18,6 +18,7 @@
 #include "adm-verify.h"
 #include "log.h"
 #include "macros.h"
+#include "model.h"
 
 struct verb {
         const char *name;
@@ -102,6 +103,29 @@ int adm_usage_error(const char *verb, const char *fmt, ...)
         fputc('\n', stderr);
         return 2;
 }
+
+int adm_no_arguments(const char *verb, int first, int argc, char **argv)
+{
+        if (first < argc)
+                return adm_usage_error(verb, "unexpected argument: %s", argv[first]);
+        return 0;
+}
+
+#ifndef ADM_FRONT
+int adm_model_open(const char *sysfs_root, const char *dev_root, struct model **ret)
+{
+        _cleanup_(model_freep) struct model *m = NULL;
+        int r = model_new(sysfs_root, &m);
+        if (r >= 0)
+                r = model_set_dev_root(m, dev_root);
+        if (r < 0) {
+                log_error_errno(r, "Cannot use %s as sysfs root: %m", sysfs_root);
+                return 1;
+        }
+        *ret = TAKE_PTR(m);
+        return 0;
+}
+#endif
 
 static void help(void)
 {

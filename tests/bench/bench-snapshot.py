@@ -9,21 +9,19 @@ Usage: bench-snapshot.py BUILDDIR [N]
 """
 import json, os, subprocess, sys, tempfile, time
 
-build = sys.argv[1]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
+import fixture  # noqa: E402
+import tap  # noqa: E402
+from tap import check  # noqa: E402
+
+build, src = fixture.start(sys.argv, root=False)
 n = int(sys.argv[2]) if len(sys.argv) > 2 else 10000
-src = os.environ.get("DEVMAN_SOURCE_ROOT", os.path.join(os.path.dirname(__file__), "..", ".."))
-adm = os.path.join(build, "daemon", "devmanadm")
+adm = fixture.devmanadm(build)
 rules = os.path.join(src, "rules")
 
 if not os.access("/usr/bin/time", os.X_OK):
     print("no /usr/bin/time (Debian package time): skipped")
     sys.exit(77)
-
-passed = failed = 0
-def check(cond, what):
-    global passed, failed
-    passed, failed = (passed + 1, failed) if cond else (passed, failed + 1)
-    print(("ok - " if cond else "FAIL - ") + what)
 
 def run_timed(what, argv, tmp):
     """Runs argv under /usr/bin/time (the peak RSS of a child forked from this Python would
@@ -44,8 +42,7 @@ with tempfile.TemporaryDirectory(prefix="devman-bench-snap.") as tmp:
         tree = os.path.join(tmp, layout)
         man = tree + ".json"
         t0 = time.monotonic()
-        subprocess.run([sys.executable, os.path.join(src, "tests", "helpers", "gen-sysfs.py"), "--layout", layout, "--scale",
-                        str(n), "--manifest", man, tree], check=True)
+        fixture.gen_sysfs(tree, layout, manifest=man, extra=["--scale", str(n)], quiet=False)
         print("  %-40s wall %6.2f s" % ("gen-sysfs --scale %d --layout %s" % (n, layout), time.monotonic() - t0))
         with open(man) as f:
             devices = json.load(f)["devices"]
@@ -65,5 +62,4 @@ with tempfile.TemporaryDirectory(prefix="devman-bench-snap.") as tmp:
     check("scale: %d devices converted, nothing visible changed" % n_class in p.stdout,
           "the scale class: %d devices converted, nothing visible changed" % n_class)
 
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+tap.finish()

@@ -10,28 +10,17 @@
 # Usage: builtin-blkid-reference.sh BUILDDIR
 set -u
 build=${1:?build dir}
-[ "$(id -u)" -eq 0 ] || { echo "not root: skipped"; exit 77; }
-[ -w /dev/loop-control ] || { echo "no /dev/loop-control: skipped"; exit 77; }
-for t in udevadm losetup mkfs.ext4 mkfs.vfat sfdisk; do
-    command -v "$t" >/dev/null || { echo "no $t: skipped"; exit 77; }
-done
+. "$(dirname "$0")/lib.sh"
+require root loop-control udevadm losetup mkfs.ext4 mkfs.vfat sfdisk
 
-tmp=$(mktemp -d /tmp/devman-blkid.XXXXXX)
+test_dirs blkid
 base=$(( 3500 + ($$ % 400) * 2 ))
 loop=/dev/loop$base
 part=$((base + 1))
-pass=0; fail=0
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-nok() { fail=$((fail + 1)); echo "FAIL - $*"; }
-cleanup() {
-    losetup -d "$loop" 2>/dev/null
-    losetup -d "/dev/loop$part" 2>/dev/null
-    "$build/tests/loopctl" remove "$base" 2 2>/dev/null
-    rm -rf "$tmp"
-}
-trap cleanup EXIT INT TERM
+own_loops "$base" 2
+cleanup_hook() { losetup -d "$loop" 2>/dev/null; losetup -d "/dev/loop$part" 2>/dev/null; }
 
-"$build/tests/loopctl" add "$base" 2 || { echo "cannot add loop$base: skipped"; exit 77; }
+"$build/tests/loopctl" add "$base" 2 || skip "cannot add loop$base"
 for _ in $(seq 50); do [ -b "$loop" ] && [ -b "/dev/loop$part" ] && break; sleep 0.05; done
 
 # images: name, then the commands that make it
@@ -74,12 +63,6 @@ img[16 * 2048:17 * 2048] = pvd
 img[17 * 2048:17 * 2048 + 7] = b"\xffCD001\x01"
 open(sys.argv[1], "wb").write(img)
 PY
-
-# losetup, retried briefly: a detach is lazy while anything still holds the device open
-attach() {
-    for _ in $(seq 100); do losetup "$@" 2>/dev/null && return 0; sleep 0.05; done
-    losetup "$@"
-}
 
 compare() { # image, builtin command line
     attach "$loop" "$tmp/$1" || { nok "$1: losetup"; return; }
@@ -180,5 +163,4 @@ if DEVMAN_LOG_LEVEL=err "$build/tests/builtin-run" "/sys/block/loop$base" blkid 
     ok "ext4 found"; else nok "ext4 not found"; fi
 losetup -d "$loop"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+results

@@ -12,13 +12,10 @@
 # Usage: builtin-net_setup_link-reference.sh BUILDDIR   (77 when not root / no namespaces)
 set -u
 build=${1:?build dir}
-[ "$(id -u)" -eq 0 ] || { echo "not root: skipped"; exit 77; }
-command -v udevadm >/dev/null && command -v ip >/dev/null || { echo "no udevadm/ip: skipped"; exit 77; }
-unshare -n -m true 2>/dev/null || { echo "no namespaces: skipped"; exit 77; }
-# the namespace body is this script again, with an argument
-if [ "${2:-}" != "--inside" ]; then
-    exec unshare -n -m --propagation private "$0" "$build" --inside
-fi
+. "$(dirname "$0")/lib.sh"
+require root udevadm ip
+unshare -n -m true 2>/dev/null || skip "no namespaces"
+in_private_namespaces "$@"
 
 mount -t sysfs sysfs /sys || { echo "cannot mount sysfs: skipped"; exit 77; }
 mount -t tmpfs tmpfs /run || exit 1
@@ -63,10 +60,7 @@ expect() {
     esac
 }
 
-pass=0; fail=0
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-nok() { fail=$((fail + 1)); echo "FAIL - $*"; }
-tmp=$(mktemp -d /run/nsl.XXXXXX)
+test_dirs nsl
 for sys in /sys/class/net/*; do
     ifc=${sys##*/}
     idx=$(cat "$sys/ifindex")
@@ -107,5 +101,4 @@ for sys in /sys/class/net/*; do
         nok "stock rules, $ifc: NAME '$ref_name' vs '$my_name'"; diff "$tmp/ref" "$tmp/mine"
     fi
 done
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+results

@@ -5,37 +5,17 @@
 # that appeared processed, and nothing else disturbed. Usage: crash-restart.sh BUILDDIR
 set -u
 build=${1:?build dir}
-src=${DEVMAN_SOURCE_ROOT:-$(dirname "$0")/../..}
-[ "$(id -u)" -eq 0 ] || { echo "not root: skipped"; exit 77; }
-[ -w /dev/loop-control ] || { echo "no /dev/loop-control: skipped"; exit 77; }
+. "$(dirname "$0")/lib.sh"
+require root loop-control
 
 N=300
-tmp=$(mktemp -d /tmp/devman-crash.XXXXXX)
-dev=$tmp/dev; run=$tmp/run
-mkdir -p "$dev"
+test_dirs crash
 base=$(( 300000 + ($$ % 200) * 1000 ))
-pass=0; fail=0
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-nok() { fail=$((fail + 1)); echo "FAIL - $*"; }
-daemon=""
-. "$src/tests/root/loop-range.sh"
-# The daemon goes first: its builtins hold devices open, and a busy one would stay behind.
-cleanup() {
-    [ -n "$daemon" ] && kill "$daemon" 2>/dev/null && wait "$daemon" 2>/dev/null
-    remove_loop_range "$build" "$base" $((N + 50))
-    rm -rf "$tmp"
-}
-trap cleanup EXIT INT TERM
-adm() { "$build/daemon/devmanadm" --dev "$dev" --run "$run" "$@"; }
+own_loops "$base" $((N + 50))
 # a link for each of our loop devices, so link claims of gone devices have to be dropped too
 mkdir -p "$tmp/rules"
 echo 'SUBSYSTEM=="block", KERNEL=="loop[3-9][0-9][0-9][0-9][0-9][0-9]", SYMLINK+="crashtest/%k"' > "$tmp/rules/99-crashtest.rules"
-start() {
-    "$build/daemon/devmand" --dev "$dev" --run "$run" --rules-dir "$src/rules" --rules-dir "$tmp/rules" --log-level=notice \
-        2>>"$tmp/daemon.log" &
-    daemon=$!
-    for _ in $(seq 200); do adm control --ping --timeout=1 2>/dev/null && break; sleep 0.05; done
-}
+start() { start_daemon --rules-dir "$src/rules" --rules-dir "$tmp/rules" --log-level=notice; }
 
 start
 adm settle --timeout=30
@@ -80,7 +60,6 @@ ls "$run/links" 2>/dev/null | grep -c crashtest | sed 's/^/  claims left: /'
 
 [ -e "$dev/null" ] && ok "other nodes untouched" || nok "/dev/null missing"
 ls "$run/data" | grep -q '^\.#' && nok "half-written database files" || ok "no half-written database files"
-kill "$daemon"; wait "$daemon"; rc=$?; daemon=""
+stop_daemon; rc=$?
 [ $rc -eq 0 ] && ok "clean exit" || nok "exit status $rc"
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+results

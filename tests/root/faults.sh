@@ -13,35 +13,20 @@
 # and the daemon never dies. Prints the numbers. Usage: faults.sh BUILDDIR
 set -u
 build=${1:?build dir}
-[ "$(id -u)" -eq 0 ] || { echo "not root: skipped"; exit 77; }
-[ -w /dev/loop-control ] || { echo "no /dev/loop-control: skipped"; exit 77; }
-if [ -z "${DEVMAN_FAULTS_NS:-}" ]; then
-    DEVMAN_FAULTS_NS=1 exec unshare --net --mount --propagation private "$0" "$@"
-fi
+. "$(dirname "$0")/lib.sh"
+require root loop-control
+in_private_namespaces "$@"
 
-tmp=$(mktemp -d /tmp/devman-faults.XXXXXX)
-dev=$tmp/dev; run=$tmp/run; rules=$tmp/rules
-mkdir -p "$dev" "$run" "$rules"
+test_dirs faults
+rules=$tmp/rules
+mkdir -p "$run" "$rules"
 # room for foreign devices (other tests make hundreds of loop devices meanwhile)
 mount -t tmpfs -o size=4m,nr_inodes=20000,mode=755 devman-run "$run"
 mount -t tmpfs -o size=4m,nr_inodes=20000,mode=755 devman-dev "$dev"
+cleanup_hook() { umount "$run" "$dev" 2>/dev/null; }
 N=5
 base=$(( 400000 + ($$ % 500) * 16 ))
-pass=0; fail=0
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-nok() { fail=$((fail + 1)); echo "FAIL - $*"; }
-check() { what=$1; shift; if "$@"; then ok "$what"; else nok "$what"; fi; }
-daemon=""
-cleanup() {
-    [ -n "$daemon" ] && kill "$daemon" 2>/dev/null && wait "$daemon" 2>/dev/null
-    "$build/tests/loopctl" remove "$base" 16 2>/dev/null
-    umount "$run" "$dev" 2>/dev/null
-    rm -rf "$tmp"
-}
-trap cleanup EXIT INT TERM
-adm() { "$build/daemon/devmanadm" --dev "$dev" --run "$run" "$@"; }
-alive() { kill -0 "$daemon" 2>/dev/null && adm control --ping --timeout=5; }
-count() { grep -c -- "$1" "$tmp/daemon.log"; }
+own_loops "$base" 16
 settle() { adm settle --timeout=30 2>/dev/null; sleep 0.2; adm control --ping --timeout=10; }
 # fills a tmpfs: blocks, then inodes
 fill() {
@@ -61,7 +46,7 @@ unfill() { rm -rf "$1/.fill"; }
 # waits (up to 20 s) until the daemon said N times that pending devices were published
 wait_published() {
     for _ in $(seq 100); do
-        [ "$(count 'Publishing works again')" -ge "$1" ] && return 0
+        [ "$(log_count 'Publishing works again')" -ge "$1" ] && return 0
         sleep 0.2
     done
     return 1
@@ -80,23 +65,20 @@ KERNEL=="loop*", ACTION=="change", ENV{DEVMAN_FAULT}="\$attr{ro}-change"
 KERNEL=="loop$((base + 12))", PROGRAM="/bin/sleep 0.5", ENV{DEVMAN_SLOW}="\$attr{size}"
 EOR
 echo 'KERNEL=="loop*", ENV{DEVMAN_SECOND_FILE}="1"' > "$rules/20-second.rules"
-"$build/daemon/devmand" --dev "$dev" --run "$run" --rules-dir "$rules" --log-level=info \
-    --log-target=console 2>"$tmp/daemon.log" &
-daemon=$!
-for _ in $(seq 200); do adm control --ping --timeout=1 2>/dev/null && break; sleep 0.05; done
+start_daemon --rules-dir "$rules" --log-level=info --log-target=console
 
 # ---- A: run dir full ----
 fill "$run"
 "$build/tests/loopctl" add "$base" $N || nok "adding $N loop devices"
 settle
 made=0; for i in $(seq 0 $((N - 1))); do [ -b "$dev/loop$((base + i))" ] && made=$((made + 1)); done
-retry_logged=$(count ", will retry it and any other device that fails")
+retry_logged=$(log_count ", will retry it and any other device that fails")
 echo "  A: run dir full: $N adds, $made nodes made, publication failure logged $retry_logged times"
 links=0; for i in $(seq 0 $((N - 1))); do [ -L "$dev/fault/loop$((base + i))" ] && links=$((links + 1)); done
-echo "  A: $links of $N links made, link failures logged $(count 'could not update all links') times"
+echo "  A: $links of $N links made, link failures logged $(log_count 'could not update all links') times"
 check "A: events complete with the run dir full (nodes made)" [ "$made" -eq $N ]
 check "A: the failure is logged once" [ "$retry_logged" -eq 1 ]
-check "A: link failures are not logged per event" [ "$(count 'could not update all links')" -eq 0 ]
+check "A: link failures are not logged per event" [ "$(log_count 'could not update all links')" -eq 0 ]
 unfill "$run"
 wait_published 1
 written=$(grep -o "Publishing works again: [0-9]* pending" "$tmp/daemon.log" | tail -n 1)
@@ -108,13 +90,13 @@ done
 echo "  A: space back: '$written'; $entries of $N entries, $links of $N links present"
 check "A: the pending entries are written when space is back" [ "$entries" -eq $N ]
 check "A: the pending links are made when space is back" [ "$links" -eq $N ]
-check "A: daemon alive" alive
+check "A: daemon alive" daemon_alive
 
 # ---- B: run dir read-only ----
 mount -o remount,ro "$run"
 for i in $(seq 0 $((N - 1))); do echo change > "/sys/devices/virtual/block/loop$((base + i))/uevent"; done
 settle
-retry_logged=$(count ", will retry it and any other device that fails")
+retry_logged=$(log_count ", will retry it and any other device that fails")
 stale=0; for i in $(seq 0 $((N - 1))); do entry_is $((base + i)) 0-change || stale=$((stale + 1)); done
 echo "  B: run dir read-only: $N changes, failure logged $((retry_logged - 1)) more times, $stale entries not updated"
 check "B: the failure is logged once more (a new fault)" [ "$retry_logged" -eq 2 ]
@@ -124,15 +106,15 @@ wait_published 2
 entries=0; for i in $(seq 0 $((N - 1))); do has_entry $((base + i)) 0-change && entries=$((entries + 1)); done
 echo "  B: writable again: $entries of $N entries updated"
 check "B: the pending entries are written when the run dir is writable again" [ "$entries" -eq $N ]
-check "B: daemon alive" alive
+check "B: daemon alive" daemon_alive
 
 # ---- C: /dev full ----
 fill "$dev"
 "$build/tests/loopctl" add $((base + 5)) $N || nok "adding $N more loop devices"
 settle
 made=0; for i in $(seq 5 $((N + 4))); do [ -b "$dev/loop$((base + i))" ] && made=$((made + 1)); done
-retry_logged=$(count ", will retry it and any other device that fails")
-nodefail=$(count "could not create node")
+retry_logged=$(log_count ", will retry it and any other device that fails")
+nodefail=$(log_count "could not create node")
 echo "  C: /dev full: $N adds, $made nodes made, failure logged $((retry_logged - 2)) more times, $nodefail node failures logged one by one"
 check "C: no node could be made" [ "$made" -eq 0 ]
 check "C: the failure is logged once more (a new fault), not per node" [ "$retry_logged" -eq 3 -a "$nodefail" -eq 0 ]
@@ -142,7 +124,7 @@ wait_published 3
 made=0; for i in $(seq 5 $((N + 4))); do [ -b "$dev/loop$((base + i))" ] && made=$((made + 1)); done
 echo "  C: space back: $made of $N nodes made without a new event"
 check "C: the pending nodes are made when space is back" [ "$made" -eq $N ]
-check "C: daemon alive" alive
+check "C: daemon alive" daemon_alive
 
 # ---- D: a device that vanishes during its add ----
 L=$((base + 12))
@@ -153,7 +135,7 @@ settle
 echo "  D: loop$L added and removed while its PROGRAM ran"
 check "D: no node left" [ ! -e "$dev/loop$L" ]
 check "D: no database entry left" sh -c "! ls '$run/data/' | grep -q ':$L\$'"
-check "D: daemon alive" alive
+check "D: daemon alive" daemon_alive
 
 # ---- E: rules files deleted during reload ----
 ln -sf /nonexistent/devman-gone.rules "$rules/20-second.rules"
@@ -175,10 +157,9 @@ echo change > "/sys/devices/virtual/block/loop$((base + 1))/uevent"
 settle
 echo "  E: $churn reloads while a rules file came and went"
 check "E: rules still apply after the churn" has_entry $((base + 1)) 0-change
-check "E: daemon alive" alive
+check "E: daemon alive" daemon_alive
 
-kill "$daemon"; wait "$daemon"; rc=$?; daemon=""
+stop_daemon; rc=$?
 check "daemon exited cleanly (status $rc)" [ "$rc" -eq 0 ]
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ] || { echo "--- daemon log"; grep -v "Reload requested" "$tmp/daemon.log" | grep -v "loop[0-9]*: could not create node" | cut -c1-300; }
+results || { echo "--- daemon log"; grep -v "Reload requested" "$tmp/daemon.log" | grep -v "loop[0-9]*: could not create node" | cut -c1-300; }
 [ $fail -eq 0 ]

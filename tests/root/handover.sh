@@ -7,37 +7,15 @@
 # Usage: handover.sh BUILDDIR  (root; exits 77 otherwise)
 set -u
 build=${1:?build dir}
-src=${DEVMAN_SOURCE_ROOT:-$(dirname "$0")/../..}
-[ "$(id -u)" -eq 0 ] || { echo "not root: skipped"; exit 77; }
-if [ -z "${DEVMAN_HANDOVER_NS:-}" ]; then
-    command -v unshare >/dev/null || { echo "no unshare: skipped"; exit 77; }
-    DEVMAN_HANDOVER_NS=1 exec unshare --mount --net --propagation private sh "$0" "$@"
-fi
+. "$(dirname "$0")/lib.sh"
+require root
+in_private_namespaces "$@"
 null=/sys/devices/virtual/mem/null
-[ -w $null/uevent ] || { echo "no $null: skipped"; exit 77; }
+[ -w $null/uevent ] || skip "no $null"
 
-tmp=$(mktemp -d /tmp/devman-handover.XXXXXX)
-dev=$tmp/dev; run=$tmp/run
-mkdir -p "$dev" "$tmp/rules1" "$tmp/rules2"
-pass=0; fail=0
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-nok() { fail=$((fail + 1)); echo "FAIL - $*"; }
-check() { what=$1; shift; if "$@"; then ok "$what"; else nok "$what"; fi; }
-daemon=""; monitor=""
-cleanup() {
-    [ -n "$monitor" ] && kill "$monitor" 2>/dev/null && wait "$monitor" 2>/dev/null
-    [ -n "$daemon" ] && kill "$daemon" 2>/dev/null && wait "$daemon" 2>/dev/null
-    rm -rf "$tmp"
-}
-trap cleanup EXIT INT TERM
-adm() { "$build/daemon/devmanadm" --dev "$dev" --run "$run" "$@"; }
-start() { # rules dir of the stage
-    "$build/daemon/devmand" --dev "$dev" --run "$run" --rules-dir "$src/rules" --rules-dir "$1" \
-        --log-level=info 2>>"$tmp/daemon.log" &
-    daemon=$!
-    for _ in $(seq 200); do adm control --ping --timeout=1 2>/dev/null && return 0; sleep 0.05; done
-    return 1
-}
+test_dirs handover
+mkdir -p "$tmp/rules1" "$tmp/rules2"
+start() { start_daemon --rules-dir "$src/rules" --rules-dir "$1" --log-level=info; } # rules dir of the stage
 # the devices of the test: everything but loop devices, which other tests make and remove
 export_db() { adm info --export-db | awk -v RS= -v ORS='\n\n' '!/^P: \/devices\/virtual\/(block\/loop|bdi\/7:)/'; }
 
@@ -74,7 +52,7 @@ check "the queue file is gone after exit" [ ! -e "$run/queue" ]
 # the hand-over: count every processed event broadcast while the second devmand starts
 # the program itself in the background (not the adm function: $! would name a subshell)
 "$build/daemon/devmanadm" --dev "$dev" --run "$run" monitor --udev > "$tmp/monitor" 2>&1 &
-monitor=$!
+own_pid $!
 sleep 0.3
 check "second devmand ready on the same run directory" start "$tmp/rules2"
 sleep 1.5
@@ -105,5 +83,4 @@ grep '^UDEV' "$tmp/monitor" | grep -q "change.*/devices/virtual/mem/null" && ok 
 
 adm control --exit
 wait "$daemon"; daemon=""
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+results

@@ -6,24 +6,15 @@
 # Usage: hanging-program.sh BUILDDIR
 set -u
 build=${1:?build dir}
-[ "$(id -u)" -eq 0 ] || { echo "not root: skipped"; exit 77; }
-tmp=$(mktemp -d /tmp/devman-hang.XXXXXX)
-dev=$tmp/dev; run=$tmp/run
-mkdir -p "$dev" "$tmp/rules"
-pass=0; fail=0
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-nok() { fail=$((fail + 1)); echo "FAIL - $*"; }
-daemon=""
-cleanup() { [ -n "$daemon" ] && kill "$daemon" 2>/dev/null && wait "$daemon" 2>/dev/null; rm -rf "$tmp"; }
-trap cleanup EXIT INT TERM
+. "$(dirname "$0")/lib.sh"
+require root
+test_dirs hang
+mkdir -p "$tmp/rules"
 cat > "$tmp/rules/50-hang.rules" <<RULES
 ACTION=="change", KERNEL=="null", PROGRAM=="/bin/sh -c 'sleep 4; echo slow'", RESULT=="slow", RUN+="/bin/touch $tmp/null-done"
 ACTION=="change", KERNEL=="zero", RUN+="/bin/sh -c 'grep se.slice /proc/\$\$\$\$/sched > $tmp/zero-slice; touch $tmp/zero-done'"
 RULES
-"$build/daemon/devmand" --dev "$dev" --run "$run" --rules-dir "$tmp/rules" --log-level=notice 2>"$tmp/log" &
-daemon=$!
-adm() { "$build/daemon/devmanadm" --dev "$dev" --run "$run" "$@"; }
-for _ in $(seq 200); do adm control --ping --timeout=1 2>/dev/null && break; sleep 0.05; done
+start_daemon --rules-dir "$tmp/rules" --log-level=notice
 
 t0=$(date +%s%N)
 echo change > /sys/devices/virtual/mem/null/uevent
@@ -45,8 +36,7 @@ null_ms=$(( (t2 - t0) / 1000000 ))
 slice() { sed -n 's/^se\.slice *: *//p' "$1" 2>/dev/null; }
 kernel=$(uname -r); major=${kernel%%.*}; rest=${kernel#*.}; minor=${rest%%[!0-9]*}
 if [ ! -r "/proc/$daemon/sched" ] || [ "$major" -lt 6 ] || { [ "$major" -eq 6 ] && [ "$minor" -lt 12 ]; }; then
-    echo "ok - scheduler slice not checked: kernel $kernel has no custom slices or no /proc/PID/sched"
-    pass=$((pass + 1))
+    ok "scheduler slice not checked: kernel $kernel has no custom slices or no /proc/PID/sched"
 else
     [ "$(slice "/proc/$daemon/sched")" = 100000 ] && ok "the daemon runs with a 100 us slice" \
         || nok "the daemon's slice is $(slice "/proc/$daemon/sched")"
@@ -55,5 +45,4 @@ else
         || nok "a RUN program's slice: '$child'"
 fi
 kill -0 "$daemon" && ok "daemon alive" || nok "daemon died"
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+results

@@ -13,48 +13,26 @@
 # Prints the numbers. Usage: hostile-live.sh BUILDDIR
 set -u
 build=${1:?build dir}
-src=${DEVMAN_SOURCE_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-[ "$(id -u)" -eq 0 ] || { echo "not root: skipped"; exit 77; }
-[ -w /dev/loop-control ] || { echo "no /dev/loop-control: skipped"; exit 77; }
-if [ -z "${DEVMAN_HOSTILE_NS:-}" ]; then
-    DEVMAN_HOSTILE_NS=1 exec unshare --net --mount --propagation private "$0" "$@"
-fi
+. "$(dirname "$0")/lib.sh"
+require root loop-control
+in_private_namespaces "$@"
 peer="python3 $src/tests/root/hostile-peer.py"
 
-tmp=$(mktemp -d /tmp/devman-hostile-live.XXXXXX)
+test_dirs hostile-live
 chmod 755 "$tmp"
-dev=$tmp/dev; run=$tmp/run; rules=$tmp/rules
-mkdir -p "$dev" "$rules" "$tmp/elsewhere" "$tmp/elsewhere2"
+rules=$tmp/rules
+mkdir -p "$rules" "$tmp/elsewhere" "$tmp/elsewhere2"
 base=$(( 300000 + ($$ % 500) * 8 ))
 L1=$base; L2=$((base + 1)); L3=$((base + 2))
-pass=0; fail=0
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-nok() { fail=$((fail + 1)); echo "FAIL - $*"; }
-check() { what=$1; shift; if "$@"; then ok "$what"; else nok "$what"; fi; }
-daemon=""
-cleanup() {
-    [ -n "$daemon" ] && kill "$daemon" 2>/dev/null && wait "$daemon" 2>/dev/null
-    "$build/tests/loopctl" remove "$base" 3 2>/dev/null
-    rm -rf "$tmp"
-}
-trap cleanup EXIT INT TERM
-adm() { "$build/daemon/devmanadm" --dev "$dev" --run "$run" "$@"; }
-start_daemon() {
-    "$build/daemon/devmand" --dev "$dev" --run "$run" --rules-dir "$rules" --log-level=info \
-        --log-target=console 2>>"$tmp/daemon.log" &
-    daemon=$!
-    for _ in $(seq 200); do adm control --ping --timeout=1 2>/dev/null && break; sleep 0.05; done
-}
-stop_daemon() { kill "$daemon"; wait "$daemon"; daemon=""; }
-alive() { kill -0 "$daemon" 2>/dev/null && adm control --ping --timeout=5; }
-count() { grep -c "$1" "$tmp/daemon.log"; }
+own_loops "$base" 3
+start() { start_daemon --rules-dir "$rules" --log-level=info --log-target=console; }
 
 cat > "$rules/50-hostile.rules" <<EOR
 KERNEL=="loop$L1", SYMLINK+="hostile-test/l1"
 KERNEL=="loop$L2", SYMLINK+="hostile/link"
 KERNEL=="loop$L3", SYMLINK+="hostile2/link"
 EOR
-start_daemon
+start
 "$build/tests/loopctl" add "$L1" 2 || nok "adding loop devices"
 adm settle --timeout=30
 [ -b "$dev/loop$L1" ] && [ -L "$dev/hostile/link" ] && ok "real kernel events are processed (positive control)" \
@@ -74,8 +52,8 @@ echo "  fake uevent as nobody: $unpriv"
 adm settle --timeout=10
 sleep 0.3
 check "root's fake uevents reached the socket (the test really sent them)" [ "$sent" -eq 3 ]
-check "every fake uevent was dropped as not from the kernel ($(count 'not the kernel') log lines)" \
-    [ "$(count 'not the kernel')" -ge "$sent" ]
+check "every fake uevent was dropped as not from the kernel ($(log_count 'not the kernel') log lines)" \
+    [ "$(log_count 'not the kernel')" -ge "$sent" ]
 check "no node from a spoofed add" [ ! -e "$dev/spoofed-null" -a ! -e "$tmp/spoofed-escape" ]
 check "a spoofed remove did not take a node away" [ -b "$dev/loop$L1" ]
 case $unpriv in
@@ -83,16 +61,16 @@ refused:*) ok "an unprivileged process cannot send to the kernel group ($unpriv)
 sent) check "an unprivileged fake uevent is dropped" [ ! -e "$dev/spoofed-zero" ] ;;
 *) nok "unexpected answer from the unprivileged sender: $unpriv" ;;
 esac
-check "daemon alive after fake uevents" alive
+check "daemon alive after fake uevents" daemon_alive
 
 # ---- control socket ----
 closed=0; kinds="short magic type level env oversized"
 for k in $kinds; do
     [ "$($peer ctrl "$run/control" "$k")" = closed ] && closed=$((closed + 1))
 done
-echo "  malformed control messages: $(echo $kinds | wc -w) sent, $closed connections closed, $(count 'control: invalid message') logged"
+echo "  malformed control messages: $(echo $kinds | wc -w) sent, $closed connections closed, $(log_count 'control: invalid message') logged"
 check "each malformed control message closed its connection" [ "$closed" -eq 6 ]
-check "each malformed control message was logged" [ "$(count 'control: invalid message')" -ge 6 ]
+check "each malformed control message was logged" [ "$(log_count 'control: invalid message')" -ge 6 ]
 mode=$(stat -c %a "$run/control")
 check "the control socket is root-only (mode $mode)" [ $((0$mode & 077)) -eq 0 ]
 r=$($peer ctrl "$run/control" exit-as-peer --as-nobody)
@@ -100,9 +78,9 @@ check "nobody cannot connect through the 0600 socket ($r)" [ "${r%%:*}" = refuse
 chmod 666 "$run/control"
 r=$($peer ctrl "$run/control" exit-as-peer --as-nobody)
 chmod 600 "$run/control"
-refusals=$(( $(count 'control: connection from uid 65534') + $(count 'control: message from uid 65534') ))
+refusals=$(( $(log_count 'control: connection from uid 65534') + $(log_count 'control: message from uid 65534') ))
 check "a non-root peer's exit request is refused and logged ($r, $refusals log lines)" [ "$refusals" -ge 1 ]
-check "daemon alive after hostile control peers" alive
+check "daemon alive after hostile control peers" daemon_alive
 
 # ---- hostile database entry, read after a restart ----
 mm=$(cat "/sys/devices/virtual/block/loop$L1/dev")
@@ -116,11 +94,11 @@ with open(path, "wb") as f:
     f.write(b"\xff\xfe garbage without colon\n" * 1000)
     f.write(b"E:ID_SANE=1\nS:sane-db-link\n")
 EOP
-start_daemon
+start
 echo change > "/sys/devices/virtual/block/loop$L1/uevent"
 adm settle --timeout=30
-warned=$(count 'line ignored')
-reads=$(count 'more malformed lines ignored')
+warned=$(log_count 'line ignored')
+reads=$(log_count 'more malformed lines ignored')
 summary=$(grep -o '[0-9]* more malformed lines ignored ([0-9]* in all)' "$tmp/daemon.log" | sort -u)
 echo "  hostile database entry: 5 MiB, read $reads times; each: 5 malformed lines logged, then: $summary"
 check "the hostile entry was read and its first malformed lines logged, not all of them" \
@@ -131,7 +109,7 @@ check "no link from the database outside dev/" [ ! -e "$tmp/db-escape" -a ! -e /
 check "the entry was rewritten without the hostile lines" \
     sh -c "! grep -aq -e '\.\./' -e 'HUGE' -e 'garbage' '$run/data/b$mm'"
 check "the node is still there" [ -b "$dev/loop$L1" ]
-check "daemon alive after the hostile database entry" alive
+check "daemon alive after the hostile database entry" daemon_alive
 
 # ---- planted symlinks in dev/ ----
 touch "$tmp/elsewhere/link"
@@ -145,7 +123,7 @@ check "removing a link did not follow the planted dev/hostile symlink" [ -e "$tm
 check "creating a link did not follow the planted dev/hostile2 symlink" [ -z "$(ls -A "$tmp/elsewhere2")" ]
 check "the planted links are still what they were" [ "$(readlink "$dev/hostile")" = "$tmp/elsewhere" ]
 check "the loop device added meanwhile has its node" [ -b "$dev/loop$L3" ]
-check "daemon alive after planted links" alive
+check "daemon alive after planted links" daemon_alive
 
 # ---- permissions ----
 # foreign devices may come and go meanwhile: a node the kernel asks to be world-writable
@@ -166,7 +144,6 @@ outside=$(find "$tmp" -path "$dev" -prune -o -path "$run" -prune -o -newer "$rul
 check "nothing appeared in the temp dir outside dev/ and run/ ($outside)" [ "$outside" -eq 0 ]
 
 stop_daemon
-check "daemon exited cleanly" [ "$(count 'Assertion\|AddressSanitizer\|runtime error')" -eq 0 ]
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ] || { echo "--- daemon log (tail)"; tail -n 40 "$tmp/daemon.log" | cut -c1-300; }
+check "daemon exited cleanly" [ "$(log_count 'Assertion\|AddressSanitizer\|runtime error')" -eq 0 ]
+results || { echo "--- daemon log (tail)"; tail -n 40 "$tmp/daemon.log" | cut -c1-300; }
 [ $fail -eq 0 ]

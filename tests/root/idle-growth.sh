@@ -11,35 +11,22 @@
 # Usage: idle-growth.sh BUILDDIR
 set -u
 build=${1:?build dir}
-src=${DEVMAN_SOURCE_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-[ "$(id -u)" -eq 0 ] || { echo "not root: skipped"; exit 77; }
-[ -w /dev/loop-control ] || { echo "no /dev/loop-control: skipped"; exit 77; }
+. "$(dirname "$0")/lib.sh"
+require root loop-control
 if ldd "$build/daemon/devmand" 2>/dev/null | grep -q -e libasan -e libtsan; then
-    echo "sanitizer build: RSS would measure the sanitizer's allocator: skipped"; exit 77
+    skip "sanitizer build: RSS would measure the sanitizer's allocator"
 fi
-if [ -z "${DEVMAN_IDLE_NS:-}" ]; then
-    DEVMAN_IDLE_NS=1 exec unshare --net --mount --propagation private "$0" "$@"
-fi
+in_private_namespaces "$@"
 SLACK=${IDLE_RSS_SLACK_KIB:-8}
 N=512
-tmp=$(mktemp -d /tmp/devman-idle.XXXXXX)
-dev=$tmp/dev; run=$tmp/run
-mkdir -p "$dev"
-if [ -d /lib/udev/rules.d ] && [ -n "$(ls /lib/udev/rules.d)" ]; then rules=/lib/udev/rules.d; else rules=$src/rules; fi
+test_dirs idle
+rules=$(stock_rules)
 base=$(( 800000 + ($$ % 200) * N ))
-daemon=""
-cleanup() {
-    [ -n "$daemon" ] && kill "$daemon" 2>/dev/null && wait "$daemon" 2>/dev/null
-    remove_all 2>/dev/null
-    rm -rf "$tmp"
-}
-trap cleanup EXIT INT TERM
-adm() { "$build/daemon/devmanadm" --dev "$dev" --run "$run" "$@"; }
+own_loops "$base" "$N"
 devices() { ls /sys/dev/block /sys/dev/char | wc -l; }
 
 # builtins (blkid) of this or another device manager may hold a device open: retry busy ones.
 # One removal waits for the kernel's teardown (tens of ms): 16 removers at once.
-. "$src/tests/root/loop-range.sh"
 remove_all() {
     k=0; removers=""
     while [ $k -lt 16 ]; do
@@ -72,10 +59,7 @@ idle_rss() {
     echo "$cur"
 }
 
-"$build/daemon/devmand" --dev "$dev" --run "$run" --rules-dir "$rules" --log-level=warning \
-    2>"$tmp/daemon.log" &
-daemon=$!
-for _ in $(seq 200); do adm control --ping --timeout=1 2>/dev/null && break; sleep 0.05; done
+start_daemon --rules-dir "$rules" --log-level=warning
 echo "  rules: $rules; loop devices $base..$((base + N - 1))"
 storm || { echo "FAIL - warm-up storm"; exit 1; }
 
@@ -95,10 +79,8 @@ if [ -z "$result" ]; then
 fi
 abs=${result#-}
 if [ "$abs" -le "$SLACK" ]; then
-    echo "ok - idle RSS after the storms within $SLACK KiB of before ($result KiB)"
-    echo "1 passed, 0 failed"
-    exit 0
+    ok "idle RSS after the storms within $SLACK KiB of before ($result KiB)"
+else
+    nok "idle RSS changed by $result KiB (allowed: $SLACK)"
 fi
-echo "FAIL - idle RSS changed by $result KiB (allowed: $SLACK)"
-echo "0 passed, 1 failed"
-exit 1
+results

@@ -7,35 +7,16 @@
 # Usage: late-add.sh BUILDDIR
 set -u
 build=${1:?build dir}
-src=${DEVMAN_SOURCE_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-[ "$(id -u)" -eq 0 ] || { echo "not root: skipped"; exit 77; }
-[ -w /dev/loop-control ] || { echo "no /dev/loop-control: skipped"; exit 77; }
-if [ -z "${DEVMAN_LATE_NS:-}" ]; then
-    DEVMAN_LATE_NS=1 exec unshare --net --mount --propagation private "$0" "$@"
-fi
+. "$(dirname "$0")/lib.sh"
+require root loop-control
+in_private_namespaces "$@"
 N=32
-tmp=$(mktemp -d /tmp/devman-late.XXXXXX)
-dev=$tmp/dev; run=$tmp/run
-mkdir -p "$dev"
-if [ -d /lib/udev/rules.d ] && [ -n "$(ls /lib/udev/rules.d)" ]; then rules=/lib/udev/rules.d; else rules=$src/rules; fi
+test_dirs late
+rules=$(stock_rules)
 base=$(( 700000 + ($$ % 200) * N ))
-daemon=""
-. "$src/tests/root/loop-range.sh"
-cleanup() {
-    [ -n "$daemon" ] && kill -CONT "$daemon" 2>/dev/null
-    [ -n "$daemon" ] && kill "$daemon" 2>/dev/null && wait "$daemon" 2>/dev/null
-    remove_loop_range "$build" "$base" "$N" 2>/dev/null
-    rm -rf "$tmp"
-}
-trap cleanup EXIT INT TERM
-adm() { "$build/daemon/devmanadm" --dev "$dev" --run "$run" "$@"; }
-fail=0
-ok() { echo "ok - $1"; }
-nok() { echo "not ok - $1"; fail=1; }
+own_loops "$base" "$N"
 
-"$build/daemon/devmand" --dev "$dev" --run "$run" --rules-dir "$rules" --log-level=err &
-daemon=$!
-for _ in $(seq 200); do adm control --ping --timeout=1 2>/dev/null && break; sleep 0.05; done
+start_daemon --rules-dir "$rules" --log-level=err
 adm settle --timeout=60
 
 kill -STOP "$daemon"
@@ -53,4 +34,4 @@ done
 [ $left -eq 0 ] && ok "no removed device came back" || nok "$left of $N removed loop devices came back"
 nodes=$(ls "$dev" | grep -c "^loop" || true)
 [ "$nodes" -eq 0 ] && ok "no node left in /dev" || nok "$nodes loop nodes left in /dev"
-exit $fail
+results

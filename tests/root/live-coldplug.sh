@@ -7,32 +7,16 @@
 # Usage: live-coldplug.sh BUILDDIR
 set -u
 build=${1:?build dir}
-[ "$(id -u)" -eq 0 ] || { echo "not root: skipped"; exit 77; }
-[ -w /dev/loop-control ] || { echo "no /dev/loop-control: skipped"; exit 77; }
+. "$(dirname "$0")/lib.sh"
+require root loop-control
 
-tmp=$(mktemp -d /tmp/devman-live.XXXXXX)
-dev=$tmp/dev; run=$tmp/run
-mkdir -p "$dev"
-pass=0; fail=0
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-nok() { fail=$((fail + 1)); echo "FAIL - $*"; }
+test_dirs live
 # loop indices of our own, away from the machine's and other tests'
 base=$(( 3000 + ($$ % 500) * 4 ))
-daemon=""
-cleanup() {
-    "$build/tests/loopctl" remove "$base" 3 2>/dev/null
-    [ -n "$daemon" ] && kill "$daemon" 2>/dev/null && wait "$daemon" 2>/dev/null
-    rm -rf "$tmp"
-}
-trap cleanup EXIT INT TERM
+own_loops "$base" 3
 
-src=${DEVMAN_SOURCE_ROOT:-$(dirname "$0")/../..}
 # devman's own rules: they only name, link and permission nodes (no writes to the live sysfs)
-"$build/daemon/devmand" --dev "$dev" --run "$run" --rules-dir "$src/rules" --log-level=notice 2>"$tmp/daemon.log" &
-daemon=$!
-# ready when the control socket exists (or, before it exists in older builds, shortly after start)
-for _ in $(seq 200); do "$build/daemon/devmanadm" --run "$run" control --ping --timeout=1 2>/dev/null && break; sleep 0.05; done
-adm() { "$build/daemon/devmanadm" --dev "$dev" --run "$run" "$@"; }
+start_daemon --rules-dir "$src/rules" --log-level=notice
 
 # ps, pgrep and init scripts find the daemon by its name, also after its allocator re-exec
 comm=$(cat "/proc/$daemon/comm" 2>/dev/null)
@@ -119,11 +103,9 @@ adm settle --timeout=30
 [ -c "$dev/zero" ] && ok "change event recreated /dev/zero" || nok "change event not handled"
 
 kill -0 "$daemon" 2>/dev/null && ok "daemon still running" || nok "daemon died"
-kill "$daemon"; wait "$daemon"; rc=$?
-daemon=""
+stop_daemon; rc=$?
 [ $rc -eq 0 ] && ok "daemon exits 0 on SIGTERM" || nok "daemon exit status $rc"
 [ -e "$run/queue" ] && nok "queue file left behind" || ok "no queue file left"
 grep -E "error|Assertion|Sanitizer" "$tmp/daemon.log" && nok "errors in the daemon log" || ok "clean daemon log"
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+results

@@ -10,24 +10,15 @@
 # Usage: node-access-live.sh BUILDDIR
 set -u
 build=${1:?build dir}
-[ "$(id -u)" -eq 0 ] || { echo "not root: skipped"; exit 77; }
-[ -w /dev/loop-control ] || { echo "no /dev/loop-control: skipped"; exit 77; }
-getent group disk >/dev/null || { echo "no group disk: skipped"; exit 77; }
+. "$(dirname "$0")/lib.sh"
+require root loop-control
+getent group disk >/dev/null || skip "no group disk"
 
-tmp=$(mktemp -d /tmp/devman-access.XXXXXX)
-dev=$tmp/dev; run=$tmp/run; rules=$tmp/rules
-mkdir -p "$dev" "$rules"
-pass=0; fail=0
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-nok() { fail=$((fail + 1)); echo "FAIL - $*"; }
+test_dirs access
+rules=$tmp/rules
+mkdir -p "$rules"
 base=$(( 3600 + ($$ % 500) * 2 ))
-daemon=""
-cleanup() {
-    "$build/tests/loopctl" remove "$base" 1 2>/dev/null
-    [ -n "$daemon" ] && kill "$daemon" 2>/dev/null && wait "$daemon" 2>/dev/null
-    rm -rf "$tmp"
-}
-trap cleanup EXIT INT TERM
+own_loops "$base" 1
 
 cat > "$rules/50-access.rules" <<'EOF'
 ACTION=="remove", GOTO="access_end"
@@ -40,10 +31,7 @@ SUBSYSTEM=="mem", KERNEL=="full", MODE="0604", GROUP="disk"
 LABEL="access_end"
 EOF
 
-"$build/daemon/devmand" --dev "$dev" --run "$run" --rules-dir "$rules" --log-level=notice 2>"$tmp/daemon.log" &
-daemon=$!
-for _ in $(seq 200); do "$build/daemon/devmanadm" --run "$run" control --ping --timeout=1 2>/dev/null && break; sleep 0.05; done
-adm() { "$build/daemon/devmanadm" --dev "$dev" --run "$run" "$@"; }
+start_daemon --rules-dir "$rules" --log-level=notice
 access() { stat -c '%a %U:%G' "$1" 2>/dev/null || echo absent; }
 
 adm trigger --type=subsystems --action=add
@@ -82,9 +70,7 @@ else
 fi
 
 kill -0 "$daemon" 2>/dev/null && ok "daemon still running" || nok "daemon died"
-kill "$daemon"; wait "$daemon"
-daemon=""
+stop_daemon
 grep -E "ERROR|Assertion|Sanitizer" "$tmp/daemon.log" && nok "errors in the daemon log" || ok "clean daemon log"
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+results

@@ -5,34 +5,14 @@
 # if nothing had been dropped. Prints the numbers. Usage: overflow-resync.sh BUILDDIR
 set -u
 build=${1:?build dir}
-src=${DEVMAN_SOURCE_ROOT:-$(dirname "$0")/../..}
-[ "$(id -u)" -eq 0 ] || { echo "not root: skipped"; exit 77; }
-[ -w /dev/loop-control ] || { echo "no /dev/loop-control: skipped"; exit 77; }
+. "$(dirname "$0")/lib.sh"
+require root loop-control
 
 N=${OVERFLOW_LOOPS:-600}
-tmp=$(mktemp -d /tmp/devman-overflow.XXXXXX)
-dev=$tmp/dev; run=$tmp/run
-mkdir -p "$dev"
+test_dirs overflow
 base=$(( 100000 + ($$ % 200) * 2000 ))
-pass=0; fail=0
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-nok() { fail=$((fail + 1)); echo "FAIL - $*"; }
-daemon=""
-. "$src/tests/root/loop-range.sh"
-# The daemon goes first: its builtins hold devices open, and a busy one would stay behind.
-cleanup() {
-    [ -n "$daemon" ] && kill -CONT "$daemon" 2>/dev/null
-    [ -n "$daemon" ] && kill "$daemon" 2>/dev/null && wait "$daemon" 2>/dev/null
-    remove_loop_range "$build" "$base" "$N"
-    rm -rf "$tmp"
-}
-trap cleanup EXIT INT TERM
-adm() { "$build/daemon/devmanadm" --dev "$dev" --run "$run" "$@"; }
-
-"$build/daemon/devmand" --dev "$dev" --run "$run" --rules-dir "$src/rules" --receive-buffer=4096 \
-    --log-level=notice 2>"$tmp/daemon.log" &
-daemon=$!
-for _ in $(seq 200); do "$build/daemon/devmanadm" --run "$run" control --ping --timeout=1 2>/dev/null && break; sleep 0.05; done
+own_loops "$base" "$N"
+start_daemon --rules-dir "$src/rules" --receive-buffer=4096 --log-level=notice
 adm settle --timeout=30
 
 kill -STOP "$daemon"
@@ -75,5 +55,4 @@ echo "  recovered: $present nodes present, $missing missing, $stale stale; $nodb
 [ $nodb -eq 0 ] && [ $staledb -eq 0 ] && ok "database matches sysfs" || nok "database: $nodb missing, $staledb stale"
 [ -e "$run/queue" ] && nok "queue file left" || ok "queue empty"
 kill -0 "$daemon" && ok "daemon alive" || nok "daemon died"
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+results

@@ -5,17 +5,11 @@
 # Usage: rules-reload.sh BUILDDIR
 set -u
 build=${1:?build dir}
-[ "$(id -u)" -eq 0 ] || { echo "not root: skipped"; exit 77; }
-tmp=$(mktemp -d /tmp/devman-reload.XXXXXX)
-dev=$tmp/dev; run=$tmp/run; rules=$tmp/rules
-mkdir -p "$dev" "$rules"
-pass=0; fail=0
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-nok() { fail=$((fail + 1)); echo "FAIL - $*"; }
-daemon=""
-cleanup() { [ -n "$daemon" ] && kill "$daemon" 2>/dev/null && wait "$daemon" 2>/dev/null; rm -rf "$tmp"; }
-trap cleanup EXIT INT TERM
-adm() { "$build/daemon/devmanadm" --dev "$dev" --run "$run" "$@"; }
+. "$(dirname "$0")/lib.sh"
+require root
+test_dirs reload
+rules=$tmp/rules
+mkdir -p "$rules"
 version() {
     printf 'ACTION=="change", KERNEL=="null", SYMLINK+="reload/%s"\n' "$1" > "$rules/50-reload.rules.tmp"
     printf 'ACTION=="change", KERNEL=="zero", RUN+="/bin/touch %s/zero-%s"\n' "$tmp" "$1" >> "$rules/50-reload.rules.tmp"
@@ -24,9 +18,7 @@ version() {
 change() { echo change > /sys/devices/virtual/mem/null/uevent; echo change > /sys/devices/virtual/mem/zero/uevent; }
 
 version v1
-"$build/daemon/devmand" --dev "$dev" --run "$run" --rules-dir "$rules" --log-level=info 2>"$tmp/log" &
-daemon=$!
-for _ in $(seq 200); do adm control --ping --timeout=1 2>/dev/null && break; sleep 0.05; done
+start_daemon --rules-dir "$rules" --log-level=info
 change; adm settle
 [ -L "$dev/reload/v1" ] && ok "rules v1 applied" || nok "v1 link missing"
 
@@ -59,8 +51,7 @@ version v5
 printf 'KERNEL=="null", FROBNICATE="yes"\n' >> "$rules/50-reload.rules"
 adm control --reload; sleep 0.2
 change; adm settle
-grep -q "50-reload.rules:3" "$tmp/log" && ok "the broken line is reported with file:line" || nok "no file:line message"
+grep -q "50-reload.rules:3" "$tmp/daemon.log" && ok "the broken line is reported with file:line" || nok "no file:line message"
 [ -L "$dev/reload/v5" ] && ok "the rest of the file still applies" || nok "v5 not applied"
 kill -0 "$daemon" && ok "daemon alive" || nok "daemon died"
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+results

@@ -8,20 +8,17 @@
 # entry must be gone. Prints the numbers. Usage: soak.sh BUILDDIR
 set -u
 build=${1:?build dir}
-src=${DEVMAN_SOURCE_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-[ "$(id -u)" -eq 0 ] || { echo "not root: skipped"; exit 77; }
-[ -w /dev/loop-control ] || { echo "no /dev/loop-control: skipped"; exit 77; }
-if [ -z "${DEVMAN_SOAK_NS:-}" ]; then
-    DEVMAN_SOAK_NS=1 exec unshare --net --mount --propagation private "$0" "$@"
-fi
+. "$(dirname "$0")/lib.sh"
+require root loop-control
+in_private_namespaces "$@"
 EVENTS=${SOAK_EVENTS:-100000}
 SLACK=${SOAK_RSS_SLACK_KIB:-16}
 B=200                      # loop devices per round: B adds, 2B changes, B removes
 per_round=$((4 * B))
 rounds=$(( (EVENTS + per_round - 1) / per_round ))
-tmp=$(mktemp -d /tmp/devman-soak.XXXXXX)
-dev=$tmp/dev; run=$tmp/run; rules=$tmp/rules
-mkdir -p "$dev" "$rules"
+test_dirs soak
+rules=$tmp/rules
+mkdir -p "$rules"
 cp "$src"/rules/*.rules "$rules"/
 # loop6NNNNN (the rule below matches only these): a range where no device exists now (other
 # tests and tools on the machine use loop indices too)
@@ -31,20 +28,10 @@ while :; do
     base=$(( 600000 + (($$ + k) % 300) * 256 ))
     range_free $base && break
     k=$((k + 1))
-    [ $k -ge 300 ] && { echo "no free range of loop indices: skipped"; exit 77; }
+    [ $k -ge 300 ] && skip "no free range of loop indices"
 done
+own_loops "$base" "$B"
 echo "KERNEL==\"loop6[0-9][0-9][0-9][0-9][0-9]\", SYMLINK+=\"soak/%k\", RUN+=\"/bin/true\"" > "$rules/99-soak.rules"
-pass=0; fail=0
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-nok() { fail=$((fail + 1)); echo "FAIL - $*"; }
-daemon=""
-cleanup() {
-    [ -n "$daemon" ] && kill "$daemon" 2>/dev/null && wait "$daemon" 2>/dev/null
-    B=$B remove_all 2>/dev/null
-    rm -rf "$tmp"
-}
-trap cleanup EXIT INT TERM
-adm() { "$build/daemon/devmanadm" --dev "$dev" --run "$run" "$@"; }
 rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$daemon/status"; }
 fds() { ls "/proc/$daemon/fd" | wc -l; }
 kids() { cat "/proc/$daemon/task/$daemon/children" | wc -w; }
@@ -69,13 +56,9 @@ round() {
     remove_all
 }
 
-. "$src/tests/root/loop-range.sh"
 remove_all() { remove_loop_range "$build" "$base" "$B"; }
 
-"$build/daemon/devmand" --dev "$dev" --run "$run" --rules-dir "$rules" --log-level=warning \
-    --children-max=8 2>"$tmp/daemon.log" &
-daemon=$!
-for _ in $(seq 200); do adm control --ping --timeout=1 2>/dev/null && break; sleep 0.05; done
+start_daemon --rules-dir "$rules" --log-level=warning --children-max=8
 round || nok "warm-up round"
 settle_idle
 rss0=$(rss); fds0=$(fds); kids0=$(kids)
@@ -103,6 +86,5 @@ leftdb=$(find "$run/data" -name 'b7:6[0-9][0-9][0-9][0-9][0-9]' | wc -l)
 echo "  daemon log: $(wc -l < "$tmp/daemon.log") lines"
 [ "$(grep -c -i -e 'sanitizer' -e 'assert' "$tmp/daemon.log")" -eq 0 ] && ok "no sanitizer or assertion report" \
     || nok "sanitizer/assertion reports in the log"
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ] || tail -n 30 "$tmp/daemon.log"
+results || tail -n 30 "$tmp/daemon.log"
 [ $fail -eq 0 ]

@@ -7,8 +7,8 @@ set -eu
 adm=$1
 gen=$2
 rules=$3
-[ "$(id -u)" = 0 ] || { echo "not root, skipping"; exit 77; }
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/devman-oracle-fixture.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+require root
+test_dirs oracle-fixture
 python3 "$gen" --layout converted "$tmp/sys" >/dev/null
 ORACLE_SYSFS="$tmp/sys" "$(dirname "$0")/test-rules-oracle.sh" "$adm" "$rules"

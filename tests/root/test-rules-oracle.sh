@@ -14,11 +14,10 @@ set -eu
 adm=$1
 rules=$2
 shift 2
-[ "$(id -u)" = 0 ] || { echo "not root, skipping"; exit 77; }
-command -v udevadm >/dev/null && command -v unshare >/dev/null || { echo "no udevadm/unshare"; exit 77; }
+. "$(dirname "$0")/lib.sh"
+require root udevadm unshare
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/devman-oracle.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+test_dirs oracle
 mkdir "$tmp/rules"
 if [ -d "$rules" ]; then cp "$rules"/*.rules "$tmp/rules/"; else cp "$rules" "$tmp/rules/50-oracle.rules"; fi
 

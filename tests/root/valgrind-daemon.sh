@@ -6,27 +6,13 @@
 # Usage: valgrind-daemon.sh BUILDDIR   (root; exits 77 otherwise or without valgrind)
 set -u
 build=${1:?build dir}
-src=${DEVMAN_SOURCE_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-[ "$(id -u)" -eq 0 ] || { echo "not root: skipped"; exit 77; }
-command -v valgrind >/dev/null || { echo "no valgrind: skipped"; exit 77; }
-[ -w /dev/loop-control ] || { echo "no /dev/loop-control: skipped"; exit 77; }
-if [ -z "${DEVMAN_VALGRIND_NS:-}" ]; then
-    DEVMAN_VALGRIND_NS=1 exec unshare --net --mount --propagation private "$0" "$@"
-fi
+. "$(dirname "$0")/lib.sh"
+require root valgrind loop-control
+in_private_namespaces "$@"
 N=${VALGRIND_LOOPS:-40}
-tmp=$(mktemp -d /tmp/devman-valgrind.XXXXXX)
+test_dirs valgrind
 base=$(( 500000 + ($$ % 500) * 64 ))
-pass=0; fail=0
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-nok() { fail=$((fail + 1)); echo "FAIL - $*"; }
-daemon=""
-. "$src/tests/root/loop-range.sh"
-cleanup() {
-    [ -n "$daemon" ] && kill "$daemon" 2>/dev/null && wait "$daemon" 2>/dev/null
-    remove_loop_range "$build" "$base" "$N"
-    rm -rf "$tmp"
-}
-trap cleanup EXIT INT TERM
+own_loops "$base" "$N"
 vg_summary() { grep -c -e "Invalid" -e "uninitialised" -e "definitely lost" "$1"; }
 
 for layout in converted legacy; do
@@ -50,8 +36,7 @@ valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=
     --child-silent-after-fork=yes "$build/daemon/devmand" --dev "$dev" --run "$run" --rules-dir "$src/rules" \
     --log-level=notice 2>"$tmp/live.err" &
 daemon=$!
-adm() { "$build/daemon/devmanadm" --dev "$dev" --run "$run" "$@"; }
-for _ in $(seq 600); do adm control --ping --timeout=1 2>/dev/null && break; sleep 0.1; done
+wait_ready 600 0.1
 "$build/tests/loopctl" add "$base" "$N" || nok "adding $N loop devices"
 for i in $(seq 0 $((N - 1))); do echo change > "/sys/devices/virtual/block/loop$((base + i))/uevent"; done
 adm control --reload
@@ -71,9 +56,8 @@ if [ "$left" -ne 0 ]; then
     echo "  $left nodes left after settle, $later five seconds later; $insys still in sysfs"
     tail -n 20 "$tmp/live.err"
 fi
-kill "$daemon"; wait "$daemon"; rc=$?; daemon=""
+stop_daemon; rc=$?
 echo "  live storm: $N adds, $N changes, $N removes ($((3 * N)) uevents); $made nodes made, $left left; exit $rc, $(vg_summary "$log") error lines"
 [ "$made" -eq "$N" ] && [ "$left" -eq 0 ] && ok "the storm was processed under valgrind" || nok "storm: $made made, $left left"
 [ $rc -eq 0 ] && ok "live daemon: no errors, no definite leaks" || { nok "live daemon under valgrind (exit $rc)"; head -n 80 "$log"; }
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+results

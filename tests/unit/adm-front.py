@@ -62,6 +62,19 @@ try:
     check(r.returncode == 2 and r.stderr.startswith("devmanadm info: "), "the tools report under the front's name",
           repr(r.stderr[:200]))
 
+    # verbs that take options only report a stray argument one way, in the front and the tools
+    for verb in ("settle", "control", "coldplug", "static-nodes", "monitor", "hwdb", "snapshot"):
+        r = run([front, verb, "stray"])
+        check(r.returncode == 2 and r.stderr == "devmanadm %s: unexpected argument: stray\n" % verb,
+              "%s: a stray argument is reported as a usage error" % verb, repr(r.stderr[:200]))
+    # verbs that read the model report an unusable sysfs root one way
+    nowhere = os.path.join(tmp, "no-sysfs")
+    for argv in (["info", "--path=/devices/x"], ["tree"], ["test", "/devices/x"],
+                 ["test-builtin", "path_id", "/devices/x"]):
+        r = run([front, "--sysfs=" + nowhere] + argv)
+        check(r.returncode == 1 and "Cannot use %s as sysfs root" % nowhere in r.stderr,
+              "%s: an unusable sysfs root is reported" % argv[0], "%d %r" % (r.returncode, r.stderr[:200]))
+
     # a front installed alone: it names what it could not run
     lone = os.path.join(tmp, "bin")
     os.mkdir(lone)
