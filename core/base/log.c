@@ -2,10 +2,13 @@
 #include "log.h"
 
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
+#include <unistd.h>
 
 /* See log.h for why this is process-wide. */
 static struct {
@@ -13,11 +16,13 @@ static struct {
         enum log_target target;
         int fd; /* kmsg or syslog socket, -1 for the console */
         const char *ident;
+        int stderr_journal; /* -1 not yet known; 1 when stderr is systemd's journal stream */
 } logger = {
         .max_level = LOG_INFO,
         .target = LOG_TARGET_CONSOLE,
         .fd = -1,
         .ident = "devman",
+        .stderr_journal = -1,
 };
 
 static const char *const level_names[] = {
@@ -141,6 +146,23 @@ int log_set_target(enum log_target target)
         return 0;
 }
 
+/* systemd sets JOURNAL_STREAM to the device and inode of the stream it connected to stdout and
+ * stderr; when stderr is still that stream, a "<N>" prefix carries each line's level into the
+ * journal (otherwise every line is stored at the unit's default, info). */
+static bool stderr_is_journal(void)
+{
+        if (logger.stderr_journal < 0) {
+                const char *e = getenv("JOURNAL_STREAM");
+                unsigned long long dev, ino;
+                struct stat st;
+                int n = 0;
+                logger.stderr_journal = e && sscanf(e, "%llu:%llu%n", &dev, &ino, &n) == 2 && e[n] == '\0' &&
+                                        fstat(STDERR_FILENO, &st) == 0 && st.st_dev == (dev_t)dev &&
+                                        st.st_ino == (ino_t)ino;
+        }
+        return logger.stderr_journal > 0;
+}
+
 int log_internal(int level, int error, const char *file, int line, const char *fmt, ...)
 {
         char msg[2048]; /* a log line, not outside data: longer messages are cut, never overflowed */
@@ -162,7 +184,9 @@ int log_internal(int level, int error, const char *file, int line, const char *f
                 dprintf(logger.fd, "<%d>%s[%d]: %s", LOG_DAEMON | level, logger.ident, (int)getpid(), msg);
                 break;
         default:
-                if (logger.max_level >= LOG_DEBUG)
+                if (stderr_is_journal()) /* the journal stores the identifier itself */
+                        fprintf(stderr, "<%d>%s\n", level, msg);
+                else if (logger.max_level >= LOG_DEBUG)
                         fprintf(stderr, "%s: %s:%d: %s\n", logger.ident, file, line, msg);
                 else
                         fprintf(stderr, "%s: %s\n", logger.ident, msg);

@@ -155,6 +155,8 @@ int builtin_kmod_result_level(int r, bool found, bool named)
         case KMOD_PROBE_APPLY_BLACKLIST: /* deny-listed in modprobe.d */
         case -EEXIST:                    /* loaded by someone else meanwhile */
         case -ENODEV:                    /* its init found no device: normal for a MODALIAS match */
+        case -EBUSY: /* a rival driver of its kind (cpufreq, EDAC) registered first, as happens
+                      * when several devices' modules load in parallel children */
                 return LOG_DEBUG;
         default: /* 0: inserted, or in the kernel already (built in or loaded) */
                 return r < 0 ? LOG_WARNING : LOG_DEBUG;

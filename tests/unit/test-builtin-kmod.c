@@ -24,6 +24,7 @@ static void test_result_level(void)
         CHECK_INT(builtin_kmod_result_level(-ENODEV, true, true), LOG_DEBUG);
         CHECK_INT(builtin_kmod_result_level(KMOD_PROBE_APPLY_BLACKLIST, true, false), LOG_DEBUG);
         CHECK_INT(builtin_kmod_result_level(-EEXIST, true, false), LOG_DEBUG);
+        CHECK_INT(builtin_kmod_result_level(-EBUSY, true, false), LOG_DEBUG); /* a rival driver won */
         CHECK_INT(builtin_kmod_result_level(0, true, false), LOG_DEBUG);
         CHECK_INT(builtin_kmod_result_level(0, true, true), LOG_DEBUG);
         CHECK_INT(builtin_kmod_result_level(-ENOENT, false, false),
