@@ -369,21 +369,28 @@ struct child_fds {
         int max_fd;
 };
 
-_Noreturn static void child_exec(struct spawn_job *j, const struct child_fds *fds, pid_t parent)
+/* First steps of every child: default signal dispositions and an empty mask (the daemon's
+ * sd-event blocks the signals it handles), its own session, and death with the daemon. */
+static void child_detach(pid_t parent)
 {
         struct sigaction sa = {.sa_handler = SIG_DFL};
         sigset_t none;
-        int in, out, err, xerr, e, report = fds->exec_error;
 
         for (int sig = 1; sig < _NSIG; sig++)
                 if (sig != SIGKILL && sig != SIGSTOP)
                         (void)sigaction(sig, &sa, NULL);
         sigemptyset(&none);
         (void)sigprocmask(SIG_SETMASK, &none, NULL);
-
         (void)setsid();
         if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent)
                 _exit(127); /* the daemon already died: nobody wants the result */
+}
+
+_Noreturn static void child_exec(struct spawn_job *j, const struct child_fds *fds, pid_t parent)
+{
+        int in, out, err, xerr, e, report = fds->exec_error;
+
+        child_detach(parent);
 
         /* Move the fds above 3 first, so dup2() cannot clobber one with another. */
         in = fcntl(fds->in, F_DUPFD, 4);
@@ -416,17 +423,7 @@ fail:
  * descriptors (all close-on-exec) need not be closed. */
 _Noreturn static void child_call(struct spawn_job *j, int devnull, pid_t parent)
 {
-        struct sigaction sa = {.sa_handler = SIG_DFL};
-        sigset_t none;
-
-        for (int sig = 1; sig < _NSIG; sig++)
-                if (sig != SIGKILL && sig != SIGSTOP)
-                        (void)sigaction(sig, &sa, NULL);
-        sigemptyset(&none);
-        (void)sigprocmask(SIG_SETMASK, &none, NULL);
-        (void)setsid();
-        if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent)
-                _exit(127);
+        child_detach(parent);
         if (dup2(devnull, 0) < 0)
                 _exit(127);
         int r = j->fn(j->fn_arg);

@@ -40,16 +40,27 @@ struct publish_retry *publish_retry_new(void)
         return s;
 }
 
-/* Removes every entry (collected first: the map must not change while iterated). */
-static void clear(struct publish_retry *s)
+/* The entries as an array (caller frees), so the map may change while they are worked
+ * through; NULL with *n = 0 when there are none or no memory. */
+static struct pending **entries(struct publish_retry *s, size_t *n)
 {
-        size_t n = hashmap_size(s->by_devpath), i = 0;
-        struct pending **all = n ? calloc(n, sizeof(*all)) : NULL;
+        size_t size = hashmap_size(s->by_devpath), i = 0;
+        struct pending **all = size ? calloc(size, sizeof(*all)) : NULL;
         struct hashmap_iter it = HASHMAP_ITER_INIT;
         const void *key;
         void *value;
+
         while (all && hashmap_iterate(s->by_devpath, &it, &key, &value))
                 all[i++] = value;
+        *n = i;
+        return all;
+}
+
+/* Removes every entry. */
+static void clear(struct publish_retry *s)
+{
+        size_t i;
+        struct pending **all = entries(s, &i);
         for (size_t k = 0; k < i; k++) {
                 hashmap_remove(s->by_devpath, all[k]->devpath);
                 pending_free(all[k]);
@@ -112,14 +123,8 @@ unsigned long publish_retry_failures(const struct publish_retry *s)
 size_t publish_retry_flush(struct publish_retry *s, int (*publish)(struct device *d, void *userdata), void *userdata,
                            size_t *published)
 {
-        size_t n = hashmap_size(s->by_devpath), i = 0, done = 0;
-        struct pending **all = n ? calloc(n, sizeof(*all)) : NULL;
-        struct hashmap_iter it = HASHMAP_ITER_INIT;
-        const void *key;
-        void *value;
-
-        while (all && hashmap_iterate(s->by_devpath, &it, &key, &value))
-                all[i++] = value;
+        size_t i, done = 0;
+        struct pending **all = entries(s, &i);
         for (size_t k = 0; k < i; k++) {
                 struct pending *p = all[k];
                 bool gone = !p->dev->model; /* removed meanwhile: nothing to publish */
