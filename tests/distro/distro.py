@@ -294,7 +294,7 @@ def evaluate(env):
     for v in image.VARIANTS:
         if v != "udevd":
             problems += ["%s: %s" % (v, p) for p in
-                         guestreport.compare(reps["udevd"], reps[v], os.path.join(HERE, "allowlist.txt"))]
+                         guestreport.compare(reps["udevd"], reps[v], os.path.join(HERE, "allowlist.txt"), v)]
     print(guestreport.summary(reps["udevd"], reps["devman"], reps["devman-plain"]))
     for p in problems:
         print("FAIL: " + p)

@@ -306,13 +306,13 @@ def differences(ref, dm):
     return out
 
 
-def compare(ref, dm, allowlist_path):
+def compare(ref, dm, allowlist_path, name="devman"):
     allow = load_allowlist(allowlist_path)
     problems = []
     for subject, what in differences(ref, dm):
         reason = next((r for g, r in allow if fnmatch.fnmatchcase(subject, g)), None)
         if reason:
-            print("allowed: %s: %s (%s)" % (subject, what, reason))
+            print("allowed (%s): %s: %s (%s)" % (name, subject, what, reason))
         else:
             problems.append("%s: %s" % (subject, what))
     return problems
@@ -321,7 +321,7 @@ def compare(ref, dm, allowlist_path):
 def summary(ref, dm, plain=None):
     """The boots side by side; the settle time stamp exists only where a settle unit ran."""
     reps = [("udevd", ref), ("devman", dm)] + ([("devman-plain", plain)] if plain else [])
-    lines = ["%-25s " % "boot" + " ".join("%-16s" % n for n, _ in reps)]
+    lines = [("%-25s " % "boot" + " ".join("%-16s" % n for n, _ in reps)).rstrip()]
 
     def row(name, f):
         lines.append(("%-25s " % name + " ".join("%-16s" % f(r) for _, r in reps)).rstrip())
