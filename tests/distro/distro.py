@@ -57,9 +57,11 @@ class Env:
     def images(self):
         if self.imgs is None:
             t = time.monotonic()
+            # the images of this build dir's devman live in the build dir: another checkout's
+            # run (same cache) would otherwise overwrite them between making and copying
             with image.locked(self.cache, "images.lock"):
                 self.imgs = image.make_images(self.cache, self.source, self.build,
-                                              os.path.join(self.cache, "images"))
+                                              os.path.join(self.build, "tests", "distro", "images"))
             log("images ready after %.0f s" % (time.monotonic() - t))
         return self.imgs
 

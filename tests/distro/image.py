@@ -286,7 +286,8 @@ UUID=%s /mnt/uuid ext4 defaults 0 2
 
 def make_images(cache, source, build_root, out):
     """Stage 2: root-VARIANT.img of each variant, data.img, vmlinuz and initrd.img in out.
-    Callers hold locked(cache, "images.lock") while they make or copy the images."""
+    Callers hold locked(cache, "images.lock") while they make the images (the work tree in
+    the cache is shared); out belongs to one build dir."""
     root = base(cache)
     bdir = usr_build(source, build_root)
     os.makedirs(out, exist_ok=True)
