@@ -4,14 +4,16 @@ devman as its device manager and once with systemd-udevd, and the two boots comp
 See tests/README.md ("distro").
 
   distro.py image                 build (or refresh) the images only
-  distro.py boot devman|udevd     one boot; the parsed report as JSON on stdout
-  distro.py test systemd          both boots, checks and comparison (the meson test)
+  distro.py boot VARIANT          one boot (devman, devman-plain or udevd); the parsed report
+                                  as JSON on stdout
+  distro.py test systemd          the three boots, checks and comparison (the meson test)
   distro.py evaluate              checks and comparison of the last reports, without booting
 
 Exit status: 0 pass, 1 fail, 77 skip (not root, no QEMU, debootstrap not obtainable)."""
 
 import json
 import os
+import select
 import shutil
 import signal
 import sys
@@ -55,9 +57,11 @@ class Env:
     def images(self):
         if self.imgs is None:
             t = time.monotonic()
+            # the images of this build dir's devman live in the build dir: another checkout's
+            # run (same cache) would otherwise overwrite them between making and copying
             with image.locked(self.cache, "images.lock"):
                 self.imgs = image.make_images(self.cache, self.source, self.build,
-                                              os.path.join(self.cache, "images"))
+                                              os.path.join(self.build, "tests", "distro", "images"))
             log("images ready after %.0f s" % (time.monotonic() - t))
         return self.imgs
 
@@ -102,6 +106,80 @@ def machine_args(imgs, variant, workdir):
     ]
 
 
+# the hot-plugged devices; their serials are the words report.sh looks for in unit names
+HOTPLUG_DISK_SERIAL, HOTPLUG_USB_SERIAL = "dmhotdisk", "dmhotusb"
+
+
+class Hotplug:
+    """The host side of the guest's "@@REQ action" lines: QMP commands, connected on first use."""
+
+    def __init__(self, qmp_path, proc, tmp):
+        self.qmp_path, self.proc, self.tmp, self.qmp = qmp_path, proc, tmp, None
+
+    def _medium(self, name):
+        path = os.path.join(self.tmp, name)
+        with open(path, "wb") as f:
+            f.truncate(16 * image.MIB)
+        return path
+
+    def __call__(self, action):
+        if self.qmp is None:
+            sock = vmqemu._connect(self.qmp_path, self.proc, time.monotonic() + 30)
+            self.qmp = vmqemu.Qmp(sock)
+        q = self.qmp
+        if action in ("disk-add", "usb-add"):
+            name = "hpdisk" if action == "disk-add" else "hpusb"
+            q.execute("blockdev-add", driver="raw", **{"node-name": name + "0"},
+                      file={"driver": "file", "filename": self._medium(name + ".img")})
+            if action == "disk-add":
+                q.execute("device_add", driver="virtio-blk-pci", id=name, drive=name + "0",
+                          serial=HOTPLUG_DISK_SERIAL)
+            else:
+                q.execute("device_add", driver="usb-storage", id=name, drive=name + "0",
+                          bus="xhci.0", serial=HOTPLUG_USB_SERIAL)
+        elif action in ("disk-remove", "usb-remove"):
+            name = "hpdisk" if action == "disk-remove" else "hpusb"
+            q.execute("device_del", id=name)
+            q.wait_deleted(name, timeout=60)  # virtio-blk-pci: once the guest let go (ACPI)
+            q.execute("blockdev-del", **{"node-name": name + "0"})
+        else:
+            raise RuntimeError("unknown action %r" % action)
+
+    def close(self):
+        if self.qmp:
+            self.qmp.sock.close()
+
+
+def serve_report(sock, report_path, hotplug, start):
+    """Copies the report channel into report_path until QEMU closes it, answering each
+    "@@REQ action" line with "OK action" (or "ERR action: why") once the QMP commands ran."""
+    buf = b""
+    with open(report_path, "wb") as out:
+        while True:
+            r, _, _ = select.select([sock], [], [], 1.0)
+            if not r:
+                continue
+            chunk = sock.recv(65536)
+            if not chunk:
+                return
+            out.write(chunk)
+            buf += chunk
+            while b"\n" in buf:
+                line, _, buf = buf.partition(b"\n")
+                line = line.decode(errors="replace").strip("\r")
+                if not line.startswith("@@REQ "):
+                    continue
+                action = line[len("@@REQ "):]
+                log("host: %s at %.0f s" % (action, time.monotonic() - start))
+                try:
+                    hotplug(action)
+                    reply = "OK %s\n" % action
+                except (RuntimeError, OSError, TimeoutError, EOFError, ValueError) as e:
+                    log("host: %s failed: %s" % (action, e))
+                    reply = "ERR %s: %s\n" % (action, str(e).replace("\n", " "))
+                sock.sendall(reply.encode())
+
+
 def boot(env, variant, accel):
     """One boot; returns (report text, console text, host seconds). QEMU is dead on return."""
     imgs = dict(env.images())
@@ -119,6 +197,7 @@ def boot(env, variant, accel):
                 copies.append((key if key != "data" else "data_copy", dst))
         imgs.update(copies)
         report_path = os.path.join(tmp, "report.txt")
+        report_sock = os.path.join(tmp, "report.sock")
         console_path = os.path.join(tmp, "console.log")
         qmp_path = os.path.join(tmp, "qmp.sock")
         append = "root=UUID=%s ro console=ttyS0,115200 panic=-1 systemd.show_status=1" % image.ROOT_UUID
@@ -128,7 +207,10 @@ def boot(env, variant, accel):
         cmd = [env.qemu, "-nodefaults", "-no-user-config", "-M", "pc", "-m", "1024", "-smp", os.environ.get("DEVMAN_DISTRO_SMP", "2"),
                "-accel", accel, "-display", "none", "-vga", "none", "-no-reboot",
                "-kernel", imgs["vmlinuz"], "-initrd", imgs["initrd"], "-append", append,
-               "-serial", "file:" + console_path, "-serial", "file:" + report_path,
+               "-serial", "file:" + console_path,
+               # ttyS1, the report channel, both ways: the host answers hot-plug requests
+               "-chardev", "socket,id=report,path=%s,server=on,wait=on" % report_sock,
+               "-serial", "chardev:report",
                "-qmp", "unix:%s,server=on,wait=off" % qmp_path,
                *machine_args(imgs, variant, tmp)]
         start = time.monotonic()
@@ -142,19 +224,39 @@ def boot(env, variant, accel):
 
         timer = threading.Timer(BOOT_TIMEOUT, watchdog)
         timer.start()
+        # QEMU's output, read aside so that it never blocks on a full pipe
+        qemu_out = []
+        reader = threading.Thread(target=lambda: qemu_out.append(proc.stdout.read()), daemon=True)
+        reader.start()
+        hotplug = Hotplug(qmp_path, proc, tmp)
+        sock = None
         try:
-            out = proc.communicate()[0].decode(errors="replace")
+            # QEMU starts the guest once the report channel is connected (wait=on)
+            sock = vmqemu._connect(report_sock, proc, start + BOOT_TIMEOUT)
+            serve_report(sock, report_path, hotplug, start)
+            proc.wait(timeout=max(1, BOOT_TIMEOUT - (time.monotonic() - start)))
+        except (RuntimeError, TimeoutError, subprocess.TimeoutExpired) as e:
+            if not killed.is_set():
+                raise
+            log("after the watchdog: %s" % e)
         finally:
             timer.cancel()
+            hotplug.close()
+            if sock:
+                sock.close()
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
+            reader.join(timeout=10)
+        out = b"".join(qemu_out).decode(errors="replace")
         seconds = time.monotonic() - start
         for line in out.splitlines():
-            if line.strip():
+            if line.strip() and "QEMU waiting for connection" not in line:
                 log("qemu: " + line)
-        with open(report_path, errors="replace") as f:
-            report_text = f.read()
+        report_text = ""
+        if os.path.exists(report_path):
+            with open(report_path, errors="replace") as f:
+                report_text = f.read()
         with open(console_path, errors="replace") as f:
             console_text = f.read()
         rdir = os.path.join(env.results, variant)
@@ -173,7 +275,7 @@ def run_boot(env, variant, accel):
     text, _, seconds = boot(env, variant, accel)
     rep = guestreport.parse(text)
     rep["host_seconds"] = round(seconds, 1)
-    rep["variant"] = variant
+    rep["booted"] = variant  # rep["variant"] is what the guest says it booted
     with open(os.path.join(env.results, variant + ".json"), "w") as f:
         json.dump(rep, f, indent=1, sort_keys=True)
     log("%s boot: %.0f s on the host" % (variant, seconds))
@@ -186,10 +288,16 @@ def load(env, variant):
 
 
 def evaluate(env):
-    ref, dm = load(env, "udevd"), load(env, "devman")
-    problems = guestreport.check_boot(ref, "udevd") + guestreport.check_boot(dm, "devman")
-    problems += guestreport.compare(ref, dm, os.path.join(HERE, "allowlist.txt"))
-    print(guestreport.summary(ref, dm))
+    """Each boot's checks; the devman boots' device units, /dev and the rest against udevd's."""
+    reps = {v: load(env, v) for v in image.VARIANTS}
+    problems = []
+    for v in image.VARIANTS:
+        problems += guestreport.check_boot(reps[v], v)
+    for v in image.VARIANTS:
+        if v != "udevd":
+            problems += ["%s: %s" % (v, p) for p in
+                         guestreport.compare(reps["udevd"], reps[v], os.path.join(HERE, "allowlist.txt"), v)]
+    print(guestreport.summary(reps["udevd"], reps["devman"], reps["devman-plain"]))
     for p in problems:
         print("FAIL: " + p)
     print("%d problems" % len(problems))
@@ -217,7 +325,7 @@ def main(argv):
             print(json.dumps(run_boot(env, argv[2], accel), indent=1, sort_keys=True))
             return 0
         if cmd == "test" and argv[2:] == ["systemd"]:
-            for variant in ("udevd", "devman"):
+            for variant in ("udevd", "devman", "devman-plain"):
                 run_boot(env, variant, accel)
             return evaluate(env)
     except image.Unavailable as e:

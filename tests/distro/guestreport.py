@@ -9,7 +9,12 @@ import image
 # The sections the guest writes; a report without one of them is incomplete.
 SECTIONS = ["cmdline", "failed", "devices", "manager-units", "jobs", "analyze", "settle",
             "userspace-start", "mounts", "links", "dev-find", "dev-ls", "db", "modules",
+            "wants", "networkd", "udevadm-info", "udevadm-monitor", "hotplug",
             "journal-manager", "journal-warnings"]
+# the guest's hot-plug steps (report.sh's hotplug_all), what each must end in, and the word
+# (the serial the host gives the device) in the names of the device units that come and go
+HOTPLUG = [("disk-add", "appeared", "dmhotdisk"), ("disk-remove", "gone", "dmhotdisk"),
+           ("usb-add", "appeared", "dmhotusb"), ("usb-remove", "gone", "dmhotusb")]
 
 
 class BadReport(Exception):
@@ -18,7 +23,7 @@ class BadReport(Exception):
 
 def parse(text):
     """{'state', 'manager', 'sections': {name: [lines]}, 'rc': {name: int}, 'done'}."""
-    rep = {"state": None, "manager": None, "sections": {}, "rc": {}, "done": False}
+    rep = {"state": None, "manager": None, "variant": None, "sections": {}, "rc": {}, "done": False}
     cur = None
     for raw in text.splitlines():
         line = raw.rstrip("\r")
@@ -39,6 +44,8 @@ def parse(text):
             rep["state"] = line[len("@@STATE "):].strip()
         elif line.startswith("@@MANAGER "):
             rep["manager"] = line[len("@@MANAGER "):].strip()
+        elif line.startswith("@@VARIANT "):
+            rep["variant"] = line[len("@@VARIANT "):].strip()
         elif line == "@@DONE":
             rep["done"] = True
     return rep
@@ -121,6 +128,46 @@ def interfaces(rep):
     return sorted(names)
 
 
+def show_props(rep, section):
+    """{Id: {property: value}} from `systemctl show -p Id -p ...` (blocks split by blank lines)."""
+    out = {}
+    for block in "\n".join(rep["sections"].get(section, [])).split("\n\n"):
+        props = dict(line.partition("=")[::2] for line in block.splitlines() if "=" in line)
+        if props.get("Id"):
+            out[props["Id"]] = props
+    return out
+
+
+def link_flags(rep):
+    """{interface: ({flags}, state)} from `ip -o link`."""
+    out = {}
+    for line in rep["sections"].get("links", []):
+        m = re.match(r"^\d+: ([^:@]+)[:@][^<]*<([^>]*)>.*? state (\S+)", line)
+        if m:
+            out[m.group(1)] = (set(m.group(2).split(",")), m.group(3))
+    return out
+
+
+def network_setup(rep):
+    """{interface: (operational, setup)} from networkd's state files ("NAME KEY=VALUE...")."""
+    out = {}
+    for line in rep["sections"].get("networkd", []):
+        name, *kv = line.split()
+        props = dict(x.partition("=")[::2] for x in kv)
+        out[name] = (props.get("OPER_STATE"), props.get("ADMIN_STATE"))
+    return out
+
+
+def hotplug(rep):
+    """{action: (result, seconds, [units])} from report.sh's "ACTION RESULT SECONDS UNITS" lines."""
+    out = {}
+    for line in rep["sections"].get("hotplug", []):
+        w = line.split()
+        if len(w) >= 3 and w[2].isdigit():
+            out[w[0]] = (w[1], int(w[2]), sorted(w[3:]))
+    return out
+
+
 def settle_usec(rep):
     lines = rep["sections"].get("settle", [])
     try:
@@ -142,8 +189,16 @@ def check_boot(rep, variant):
     missing = [s for s in SECTIONS if s not in rep["sections"]]
     if missing:
         p.append("%s: report sections missing: %s" % (variant, ", ".join(missing)))
-    if rep.get("manager") != variant:
+    if rep.get("manager") != image.MANAGER[variant]:
         p.append("%s: the guest says its device manager is %r" % (variant, rep.get("manager")))
+    if rep.get("variant") != variant:
+        p.append("%s: the guest says it booted the %r image" % (variant, rep.get("variant")))
+    # the set-up itself: the settle unit ran, or (issue 32's plain enable) it did not
+    settle = image.SETTLE_UNIT[image.MANAGER[variant]]
+    state = show_props(rep, "manager-units").get(settle, {}).get("ActiveState")
+    want = "active" if image.SETTLED[variant] else "inactive"
+    if state != want:
+        p.append("%s: %s is %r, the variant wants it %s" % (variant, settle, state, want))
     if rep.get("state") != "running":
         p.append("%s: systemctl is-system-running says %r, not 'running'" % (variant, rep.get("state")))
     cut = [line.split()[0] for line in rep["sections"].get("devices", []) if "\u2026" in line.split(" ", 1)[0]]
@@ -165,6 +220,48 @@ def check_boot(rep, variant):
     for target, want in (("/mnt/label", image.LABEL_FS), ("/mnt/uuid", image.UUID_FS)):
         if target not in m or m[target][1] != "ext4":
             p.append("%s: %s (fstab %s) is not mounted" % (variant, target, want))
+    return p + check_issue28(rep, variant)
+
+
+def check_issue28(rep, variant):
+    """Issue 28 part 1: SYSTEMD_WANTS, networkd, systemd's udevadm, hot-plug."""
+    p = []
+    # SYSTEMD_WANTS: the unit ran, wanted by a device unit (it has no [Install] section)
+    w = show_props(rep, "wants").get(image.WANTS_UNIT, {})
+    wanted_by = [u for u in w.get("WantedBy", "").split() if u.endswith(".device")]
+    if w.get("ActiveState") != "active" or w.get("Result") != "success" or not wanted_by:
+        p.append("%s: the data disk's SYSTEMD_WANTS did not start %s (ActiveState=%s Result=%s "
+                 "WantedBy=%s)" % (variant, image.WANTS_UNIT, w.get("ActiveState"), w.get("Result"),
+                                   w.get("WantedBy")))
+    # networkd configured the NIC under the policy's name and it is up
+    flags, state = link_flags(rep).get(image.NET_NAME, (set(), None))
+    if not {"UP", "LOWER_UP"} <= flags or state != "UP":
+        p.append("%s: %s is not up (flags %s, state %s)" % (variant, image.NET_NAME,
+                                                           ",".join(sorted(flags)) or "-", state))
+    setup = network_setup(rep).get(image.NET_NAME)
+    if not setup or setup[1] != "configured":
+        p.append("%s: systemd-networkd did not configure %s (%s)" % (variant, image.NET_NAME, setup))
+    # systemd's udevadm against the manager
+    info = rep["sections"].get("udevadm-info", [])
+    for want in ("N: vdb", "E: ID_SERIAL=" + image.DATA_SERIAL, "S: disk/by-id/virtio-" + image.DATA_SERIAL):
+        if rep["rc"].get("udevadm-info") != 0 or want not in info:
+            p.append("%s: udevadm info --name=vdb (rc %s) has no %r" % (variant, rep["rc"].get("udevadm-info"), want))
+    mon = rep["sections"].get("udevadm-monitor", [])
+    for want in ("trigger rc 0", "settle rc 0"):
+        if want not in mon:
+            p.append("%s: udevadm: no %r" % (variant, want))
+    for kind in ("KERNEL", "UDEV"):
+        pat = r"^%s\s*\[[0-9.]+\] change\s+/devices/\S+/block/vdb \(block\)$" % kind
+        if not any(re.match(pat, line) for line in mon):
+            p.append("%s: udevadm monitor printed no %s change event of vdb" % (variant, kind))
+    # hot-plug: the device units appear and go
+    hp = hotplug(rep)
+    for action, result, word in HOTPLUG:
+        got = hp.get(action)
+        if not got or got[0] != result:
+            p.append("%s: hot-plug %s: %s, wanted %s" % (variant, action, " ".join(map(str, got[:2])) if got else "not done", result))
+        elif result == "appeared" and not any(u.startswith("dev-disk-by\\x2did-") and word in u for u in got[2]):
+            p.append("%s: hot-plug %s: no by-id disk unit among %s" % (variant, action, got[2]))
     return p
 
 
@@ -202,33 +299,42 @@ def differences(ref, dm):
     ri, di = interfaces(ref), interfaces(dm)
     if ri != di:
         out.append(("net %s" % ",".join(di), "interfaces: udevd %s, devman %s" % (ri, di)))
+    rh, dh = hotplug(ref), hotplug(dm)
+    for action, result, _ in HOTPLUG:
+        if result == "appeared" and action in rh and action in dh and rh[action][2] != dh[action][2]:
+            out.append(("hotplug %s" % action, "device units: udevd %s, devman %s" % (rh[action][2], dh[action][2])))
     return out
 
 
-def compare(ref, dm, allowlist_path):
+def compare(ref, dm, allowlist_path, name="devman"):
     allow = load_allowlist(allowlist_path)
     problems = []
     for subject, what in differences(ref, dm):
         reason = next((r for g, r in allow if fnmatch.fnmatchcase(subject, g)), None)
         if reason:
-            print("allowed: %s: %s (%s)" % (subject, what, reason))
+            print("allowed (%s): %s: %s (%s)" % (name, subject, what, reason))
         else:
             problems.append("%s: %s" % (subject, what))
     return problems
 
 
-def summary(ref, dm):
-    lines = ["boot                      udevd            devman"]
+def summary(ref, dm, plain=None):
+    """The boots side by side; the settle time stamp exists only where a settle unit ran."""
+    reps = [("udevd", ref), ("devman", dm)] + ([("devman-plain", plain)] if plain else [])
+    lines = [("%-25s " % "boot" + " ".join("%-16s" % n for n, _ in reps)).rstrip()]
 
-    def row(name, a, b):
-        lines.append("%-25s %-16s %s" % (name, a, b))
-    row("is-system-running", ref.get("state"), dm.get("state"))
-    row("device units", len(device_units(ref)), len(device_units(dm)))
-    row("failed units", len(failed_units(ref)), len(failed_units(dm)))
-    row("interfaces", ",".join(interfaces(ref)), ",".join(interfaces(dm)))
-    rs, ds = settle_usec(ref), settle_usec(dm)
-    row("kernel -> settled (s)", "%.2f" % (rs / 1e6) if rs else "?", "%.2f" % (ds / 1e6) if ds else "?")
-    row("host seconds", ref.get("host_seconds"), dm.get("host_seconds"))
-    lines.append("udevd:  " + analyze_line(ref))
-    lines.append("devman: " + analyze_line(dm))
+    def row(name, f):
+        lines.append(("%-25s " % name + " ".join("%-16s" % f(r) for _, r in reps)).rstrip())
+
+    def settled(r):
+        us = settle_usec(r)
+        return "%.2f" % (us / 1e6) if us else "-"
+    row("is-system-running", lambda r: r.get("state"))
+    row("device units", lambda r: len(device_units(r)))
+    row("failed units", lambda r: len(failed_units(r)))
+    row("interfaces", lambda r: ",".join(interfaces(r)))
+    row("kernel -> settled (s)", settled)
+    row("host seconds", lambda r: r.get("host_seconds"))
+    for n, r in reps:
+        lines.append("%-13s %s" % (n + ":", analyze_line(r)))
     return "\n".join(lines)

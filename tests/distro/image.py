@@ -7,8 +7,9 @@ Two stages:
      Debian's linux-image-amd64 and its initramfs-tools initramfs (which runs udev) come with it.
   2. images (each test run, cheap): a copy of the base with devman installed by
      `meson install --destdir` (prefix /usr, -Dsystemd-units=enabled), the report service,
-     /etc/fstab, and the enablement of one device manager; `mkfs.ext4 -d` makes the root disk
-     of each variant from it, so no loop device is used. The data disk carries the fstab
+     /etc/fstab, the SYSTEMD_WANTS rule and its unit, systemd-networkd, and the enablement of
+     one device manager; `mkfs.ext4 -d` makes the root disk of each variant (VARIANTS) from it,
+     so no loop device is used. The data disk carries the fstab
      mounts (GPT: one ext4 mounted by LABEL=, one by UUID=)."""
 
 import glob
@@ -51,7 +52,41 @@ MACHINE_ID = "d15c0de5e1a84b6f9c2d7e0a3b4f5c61"
 UDEV_MASKED = ["systemd-udevd.service", "systemd-udevd-control.socket",
                "systemd-udevd-kernel.socket", "systemd-udev-trigger.service"]
 SETTLE_UNIT = {"devman": "devman-settle.service", "udevd": "systemd-udev-settle.service"}
-VARIANTS = ("devman", "udevd")
+# The root images: devman with its settle unit pulled in (for the settle time stamp), devman
+# enabled exactly as issue 32's user did (udevd's units masked, `systemctl enable
+# devman.service`, no settle unit), and Debian's own systemd-udevd (the reference).
+VARIANTS = ("devman", "devman-plain", "udevd")
+MANAGER = {"devman": "devman", "devman-plain": "devman", "udevd": "udevd"}
+SETTLED = {"devman": True, "devman-plain": False, "udevd": True}
+VARIANT_FILE = "etc/devman-distro-variant"
+# issue 28: a rule's SYSTEMD_WANTS starts this unit when the data disk appears; the unit has
+# no [Install] section, so nothing else starts it
+WANTS_UNIT = "devman-distro-wants.service"
+WANTS_RULES = """# made by tests/distro/image.py: the data disk wants %s
+ACTION=="add", SUBSYSTEM=="block", ENV{DEVTYPE}=="disk", ENV{ID_SERIAL}=="%s", ENV{SYSTEMD_WANTS}+="%s"
+""" % (WANTS_UNIT, DATA_SERIAL, WANTS_UNIT)
+WANTS_SERVICE = """# made by tests/distro/image.py: started only by the data disk's SYSTEMD_WANTS
+[Unit]
+Description=devman distro suite: wanted by the data disk (SYSTEMD_WANTS)
+
+[Service]
+Type=oneshot
+RemainAfterExit=yes
+ExecStart=/bin/true
+"""
+# issue 28: systemd-networkd configures the NIC under the name Debian's 99-default.link policy
+# gives it (ID_NET_NAME_SLOT on QEMU's pc machine); networkd waits for the interface to be
+# initialized in the device database before it touches it
+NET_NAME = "ens4"
+NETWORK_FILE = """# made by tests/distro/image.py
+[Match]
+Name=%s
+
+[Network]
+Address=10.0.2.15/24
+LinkLocalAddressing=no
+IPv6AcceptRA=no
+""" % NET_NAME
 
 
 class Unavailable(Exception):
@@ -206,7 +241,7 @@ def _chroot_systemctl(tree, *args):
 
 def enable_manager(tree, variant):
     """Switches the tree's device manager, as an administrator would with systemctl."""
-    if variant == "devman":
+    if MANAGER[variant] == "devman":
         _chroot_systemctl(tree, "unmask", *UDEV_MASKED)  # (no-op on a fresh copy)
         _chroot_systemctl(tree, "disable", "systemd-udev-settle.service")
         for u in UDEV_MASKED:
@@ -221,10 +256,10 @@ def enable_manager(tree, variant):
         link = os.path.join(tree, "etc/systemd/system/sysinit.target.wants", u)
         if os.path.lexists(link):
             os.unlink(link)
-    # DEVMAN_DISTRO_NO_SETTLE=1 (debugging aid): no settle unit, as a plain
-    # `systemctl enable devman.service` leaves it; the report then has no settle time
-    if not os.environ.get("DEVMAN_DISTRO_NO_SETTLE"):
-        _chroot_systemctl(tree, "add-wants", "sysinit.target", SETTLE_UNIT[variant])
+    # devman-plain: none, as a plain `systemctl enable devman.service` leaves it (issue 32)
+    if SETTLED[variant]:
+        _chroot_systemctl(tree, "add-wants", "sysinit.target", SETTLE_UNIT[MANAGER[variant]])
+    _write(os.path.join(tree, VARIANT_FILE), variant + "\n")
 
 
 def _data_disk(path):
@@ -250,8 +285,9 @@ UUID=%s /mnt/uuid ext4 defaults 0 2
 
 
 def make_images(cache, source, build_root, out):
-    """Stage 2: root-devman.img, root-udevd.img, data.img, vmlinuz and initrd.img in out.
-    Callers hold locked(cache, "images.lock") while they make or copy the images."""
+    """Stage 2: root-VARIANT.img of each variant, data.img, vmlinuz and initrd.img in out.
+    Callers hold locked(cache, "images.lock") while they make the images (the work tree in
+    the cache is shared); out belongs to one build dir."""
     root = base(cache)
     bdir = usr_build(source, build_root)
     os.makedirs(out, exist_ok=True)
@@ -274,6 +310,10 @@ def make_images(cache, source, build_root, out):
         # no password for root: the serial console can be used to look around
         _run(["chroot", tree, "passwd", "-d", "root"])
         _chroot_systemctl(tree, "enable", "devman-distro-report.service")
+        _write(os.path.join(tree, "etc/udev/rules.d/99-devman-distro-wants.rules"), WANTS_RULES)
+        _write(os.path.join(tree, "etc/systemd/system", WANTS_UNIT), WANTS_SERVICE)
+        _write(os.path.join(tree, "etc/systemd/network/50-devman-distro.network"), NETWORK_FILE)
+        _chroot_systemctl(tree, "enable", "systemd-networkd.service")
         boot = os.path.join(tree, "boot")
         vmlinuz = sorted(glob.glob(os.path.join(boot, "vmlinuz-*")))
         initrd = sorted(glob.glob(os.path.join(boot, "initrd.img-*")))
