@@ -93,6 +93,10 @@ static int bracket(const char *s, size_t *len, char **ret_glob, char **ret_compl
                         *why = "a backslash in a bracket expression (an escape in a glob)";
                         return 0;
                 }
+                if (s[i] == '|' || s[i] == '"') {
+                        *why = "'|' or '\"' in a bracket expression (udev's alternatives, the file's quote)";
+                        return 0;
+                }
                 i++;
         }
         const char *content = s + start;
@@ -127,6 +131,7 @@ static int branch_to_glob(const char *s, size_t n, bool allow_tail, struct glob_
         _cleanup_free_ char *tail_glob = NULL, *tail_compl = NULL;
         bool star = false, tail_plus = false;
         size_t minlen = 0;
+        int depth = 0;
         int r;
 
         if ((r = sbuf_open(&pre)) < 0)
@@ -142,6 +147,11 @@ static int branch_to_glob(const char *s, size_t n, bool allow_tail, struct glob_
                         return 0;
                 }
                 if (c == '(' || c == ')') {
+                        depth += c == '(' ? 1 : -1;
+                        if (depth < 0) {
+                                *why = "an unmatched ')'";
+                                return 0;
+                        }
                         if (c == ')' && i + 1 < n && is_repeat(s[i + 1])) {
                                 *why = "a repeated or optional group";
                                 return 0;
@@ -177,6 +187,11 @@ static int branch_to_glob(const char *s, size_t n, bool allow_tail, struct glob_
                                 }
                                 lit = s[i + 1];
                                 len = 2;
+                                /* glibc gives escaped letters and digits meanings (\b, \w, \1) */
+                                if (!strchr(".[]()*+?{}|^$\\", lit)) {
+                                        *why = "an escape that is no literal character";
+                                        return 0;
+                                }
                         }
                         if (strchr("*?[]\\|\"", lit)) {
                                 *why = "a character that is special in a udev match ('*', '?', '[', ']', '\\', '|', "

@@ -2,7 +2,11 @@
 /* mdev-convert: regexes written as globs only where exact (the trailing-repetition pair,
  * anchors, alternatives, groups), every form no glob expresses left out with its reason, the
  * variable, DEVNAME and devt matches, first match (GOTO) against '-', the access, '!', moved
- * nodes, and the commands' quoting through udev's substitutions and argv splitting. */
+ * nodes, and the commands' quoting through udev's substitutions and argv splitting; random regexes
+ * (20000: characters, and well-formed pieces) whose globs must match exactly what glibc's regex
+ * matches on every short name. */
+#include <fnmatch.h>
+#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -160,4 +164,102 @@ static void test_actions(void)
         free(out);
 }
 
-TEST_MAIN(TEST(test_globs), TEST(test_keys), TEST(test_actions))
+/* The value of key==" or key!=" in line, or NULL. New string. */
+static char *value_of(const char *line, const char *key)
+{
+        const char *s = strstr(line, key);
+        if (!s)
+                return NULL;
+        s += strlen(key);
+        const char *e = strchr(s, '"');
+        CHECK(e != NULL);
+        return strndup(s, (size_t)(e - s));
+}
+
+static bool glob_any(const char *alts, const char *s)
+{
+        char *copy = strdup(alts), *save = NULL;
+        bool hit = false;
+        for (char *w = strtok_r(copy, "|", &save); w && !hit; w = strtok_r(NULL, "|", &save))
+                hit = fnmatch(w, s, 0) == 0;
+        free(copy);
+        return hit;
+}
+
+/* Random regexes: each one written as globs matches exactly the names the regex matches
+ * (whole-string, as mdev), on every name of up to 4 characters of "ab0.". */
+static void test_exact_on_names(void)
+{
+        static const char atoms[] = "ab0w.*+?[]^$()|{}2,-\\";
+        static const char *const tokens[] = {"a", "b", "0", ".", "[ab]", "[^a]", "[0-9]", "(", ")", "*", "+",
+                                             "?", "{2}", "|", "^", "$", "\\.", "[[:digit:]]", ".*", "a+"};
+        static const char alphabet[] = "ab0.";
+        unsigned converted = 0, compared = 0;
+        srand(30);
+        for (unsigned round = 0; round < 20000; round++) {
+                char re[128];
+                size_t n = 1 + (size_t)rand() % 8;
+                if (round % 2) {
+                        /* well-formed pieces, so brackets, groups and repetitions come up */
+                        re[0] = '\0';
+                        for (size_t i = 0; i < n; i++)
+                                strcat(re, tokens[(size_t)rand() % ELEMENTSOF(tokens)]);
+                } else {
+                        for (size_t i = 0; i < n; i++)
+                                re[i] = atoms[(size_t)rand() % (sizeof(atoms) - 1)];
+                        re[n] = '\0';
+                }
+                if (re[0] == '-' || re[0] == '@' || re[0] == '$')
+                        continue; /* mdev's own markers, not part of the regex */
+                regex_t rx;
+                if (regcomp(&rx, re, REG_EXTENDED) != 0)
+                        continue;
+                char *text = NULL;
+                CHECK(asprintf(&text, "%s 0:0 600\n", re) > 0);
+                struct mdev_conf *c = NULL;
+                unsigned bad = 0;
+                CHECK_INT(mdev_conf_parse("t.conf", text, &c, &bad), 0);
+                char *out = NULL;
+                size_t len = 0;
+                FILE *f = open_memstream(&out, &len);
+                CHECK_INT(mdev_conf_convert(c, f, NULL), 0);
+                CHECK_INT(fclose(f), 0);
+                const char *rule = strstr(out, "\nENV{.MDEV_NAME}==\"");
+                char *pos = rule ? value_of(rule, "ENV{.MDEV_NAME}==\"") : NULL;
+                char *neg = rule ? value_of(rule, "ENV{.MDEV_NAME}!=\"") : NULL;
+                if (pos) {
+                        converted++;
+                        char name[5];
+                        for (unsigned l = 1; l <= 4; l++) {
+                                unsigned total = 1;
+                                for (unsigned k = 0; k < l; k++)
+                                        total *= 4;
+                                for (unsigned v = 0; v < total; v++) {
+                                        unsigned x = v;
+                                        for (unsigned k = 0; k < l; k++, x /= 4)
+                                                name[k] = alphabet[x % 4];
+                                        name[l] = '\0';
+                                        regmatch_t m[1];
+                                        bool want = regexec(&rx, name, 1, m, 0) == 0 && m[0].rm_so == 0 &&
+                                                    (size_t)m[0].rm_eo == l;
+                                        bool got = glob_any(pos, name) && !(neg && fnmatch(neg, name, 0) == 0);
+                                        if (want != got)
+                                                fprintf(stderr, "regex '%s' glob '%s' not '%s': '%s' %d/%d\n", re, pos,
+                                                        neg ? neg : "", name, want, got);
+                                        CHECK(want == got);
+                                        compared++;
+                                }
+                        }
+                }
+                free(pos);
+                free(neg);
+                free(out);
+                free(text);
+                mdev_conf_free(c);
+                regfree(&rx);
+        }
+        fprintf(stderr, "%u regexes written as globs, %u names compared\n", converted, compared);
+        CHECK(converted > 100);
+}
+
+TEST_MAIN(TEST(test_globs), TEST(test_keys), TEST(test_actions), TEST(test_exact_on_names))
