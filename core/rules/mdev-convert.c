@@ -194,7 +194,8 @@ static int branch_to_glob(const char *s, size_t n, bool allow_tail, struct glob_
                                 }
                         }
                         if (strchr("*?[]\\|\"", lit)) {
-                                *why = "a character that is special in a udev match ('*', '?', '[', ']', '\\', '|', "
+                                *why = "a character that is special in a udev match ('*', '?', '[', ']', "
+                                       "'\\', '|', "
                                        "'\"')";
                                 return 0;
                         }
@@ -370,8 +371,10 @@ static int add_glob_match(FILE *m, const char *key, const char *pattern, bool ma
         if (g.empty && may_be_unset) {
                 /* udev gives an unset variable the value "" */
                 fprintf(m, "%s==\"?*\", ", key);
-                note(nt, "'%s' matches the empty string: the rule requires %s to be set and not empty, mdev only "
-                         "to be set (udev cannot tell an empty variable from an unset one)",
+                note(nt,
+                     "'%s' matches the empty string: the rule requires %s to be set and not empty, mdev "
+                     "only "
+                     "to be set (udev cannot tell an empty variable from an unset one)",
                      pattern, key);
         }
         return 1;
@@ -381,8 +384,9 @@ static int add_glob_match(FILE *m, const char *key, const char *pattern, bool ma
 static int add_env_match(FILE *m, const char *var, const char *pattern, struct notes *nt)
 {
         if (streq(var, "PATH") || streq(var, "HOME")) {
-                note(nt, "mdev matches %s in the environment it gives its commands (a default when the event "
-                         "has none); udev sees only the event's",
+                note(nt,
+                     "mdev matches %s in the environment it gives its commands (a default when the event "
+                     "has none); udev sees only the event's",
                      var);
                 return 0;
         }
@@ -419,12 +423,13 @@ static void put_escaped(FILE *f, const char *s, bool squote)
  * directory (busybox runs them in /dev), DEVNAME relative to it as the kernel gave it, MDEV the
  * device name, PATH and HOME as the kernel gives hotplug helpers when the event has none. $1
  * is the root, $2 the command; no single quote in here. */
-static const char wrapper[] =
-        "cd \"$1\" || exit 1; unset OLDPWD; "
-        "if [ -n \"${DEVNAME+x}\" ]; then DEVNAME=${DEVNAME#\"$1\"/}; MDEV=$DEVNAME; else MDEV=${DEVPATH##*/}; fi; "
-        "case \"$(export -p)\" in *\"export PATH=\"*) ;; *) export PATH=/sbin:/bin:/usr/sbin:/usr/bin;; esac; "
-        "case \"$(export -p)\" in *\"export HOME=\"*) ;; *) export HOME=/;; esac; "
-        "export MDEV; exec /bin/sh -c \"$2\"";
+static const char wrapper[] = "cd \"$1\" || exit 1; unset OLDPWD; "
+                              "if [ -n \"${DEVNAME+x}\" ]; then DEVNAME=${DEVNAME#\"$1\"/}; MDEV=$DEVNAME; "
+                              "else MDEV=${DEVPATH##*/}; fi; "
+                              "case \"$(export -p)\" in *\"export PATH=\"*) ;; *) export "
+                              "PATH=/sbin:/bin:/usr/sbin:/usr/bin;; esac; "
+                              "case \"$(export -p)\" in *\"export HOME=\"*) ;; *) export HOME=/;; esac; "
+                              "export MDEV; exec /bin/sh -c \"$2\"";
 
 static void put_run(FILE *f, const char *cmd)
 {
@@ -478,13 +483,16 @@ static int convert_rule(const char *path, const struct mdev_rule *r, FILE *out, 
                 goto finish;
 
         if (r->op == '!')
-                note(&nt, "'!': udev cannot leave a device without its node (devtmpfs or devman makes it at the "
-                          "kernel name); here it keeps the access earlier lines gave");
+                note(&nt,
+                     "'!': udev cannot leave a device without its node (devtmpfs or devman makes it at the "
+                     "kernel name); here it keeps the access earlier lines gave");
         else
-                fprintf(acts.f, "OWNER=\"%u\", GROUP=\"%u\", MODE=\"%04o\", ", (unsigned)r->uid, (unsigned)r->gid,
-                        (unsigned)r->mode);
+                fprintf(acts.f, "OWNER=\"%u\", GROUP=\"%u\", MODE=\"%04o\", ", (unsigned)r->uid,
+                        (unsigned)r->gid, (unsigned)r->mode);
         if (r->op == '=' || r->op == '>') {
-                note(&nt, "'%c%s': udev 252 renames only network interfaces, so the node stays at the kernel name%s%s",
+                note(&nt,
+                     "'%c%s': udev 252 renames only network interfaces, so the node stays at the kernel "
+                     "name%s%s",
                      r->op, r->path, strchr(r->path, '%') ? "" : " and a symlink has the name mdev gives it",
                      r->cmd ? "; the command's MDEV is the kernel name" : "");
                 if (!strchr(r->path, '%')) {
@@ -504,10 +512,12 @@ static int convert_rule(const char *path, const struct mdev_rule *r, FILE *out, 
         if (r->cmd && !run)
                 note(&nt, "the command holds '\\\"', which a udev rules value cannot carry");
         if (run && r->when == '$')
-                note(&nt, "the '$' command runs after the node is removed (udev runs RUN last); mdev runs it before");
+                note(&nt, "the '$' command runs after the node is removed (udev runs RUN last); mdev runs "
+                          "it before");
         if (run && r->when == '*')
-                note(&nt, "on remove events the '*' command runs after the node is removed (udev runs RUN last); "
-                          "mdev runs it before");
+                note(&nt,
+                     "on remove events the '*' command runs after the node is removed (udev runs RUN last); "
+                     "mdev runs it before");
         if ((k = sbuf_close(&nt.text)) < 0)
                 goto finish;
 
@@ -542,7 +552,8 @@ int mdev_conf_convert(const struct mdev_conf *c, FILE *out, unsigned *ret_inexac
 
         fprintf(out,
                 "# udev rules converted from %s by devmanadm mdev-convert.\n"
-                "# Install them as the last rules file (such as 99-mdev.rules): mdev.conf has the last word.\n"
+                "# Install them as the last rules file (such as 99-mdev.rules): mdev.conf has the last "
+                "word.\n"
                 "# Each line becomes the rules below its comment; the first matching line ends the file\n"
                 "# (GOTO), a '-' line does not. mdev matches the device name (the kernel's DEVNAME, else\n"
                 "# the sysname): $name, kept in ENV{.MDEV_NAME}. Regexes are written as globs only where\n"

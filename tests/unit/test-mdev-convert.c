@@ -44,12 +44,12 @@ static char *section(const char *out, unsigned line)
         return strndup(s, (size_t)(e - s));
 }
 
-#define HAS(sec, str)                                                                                        \
-        do {                                                                                                 \
-                if (!strstr(sec, str)) {                                                                     \
+#define HAS(sec, str)                                                                                       \
+        do {                                                                                                \
+                if (!strstr(sec, str)) {                                                                    \
                         fprintf(stderr, "missing <%s> in:\n%s\n", str, sec);                                \
-                        CHECK(false);                                                                        \
-                }                                                                                            \
+                        CHECK(false);                                                                       \
+                }                                                                                           \
         } while (0)
 
 static void expect(const char *out, unsigned line, const char *const *has, const char *const *lacks)
@@ -69,22 +69,22 @@ static void expect(const char *out, unsigned line, const char *const *has, const
 
 static void test_globs(void)
 {
-        char *out = convert("tty[0-9]+ 0:0 600\n"     /* 1 */
-                            "tty[0-9]* 0:0 600\n"     /* 2 */
-                            "sd[a-z].* 0:0 600\n"     /* 3 */
-                            "^null$ 0:0 600\n"        /* 4 */
-                            "a|b|c[^0-9] 0:0 600\n"   /* 5 */
-                            "(input)/(.+) 0:0 600\n"  /* 6 */
-                            "x.{3}y 0:0 600\n"        /* 7 */
-                            "x[0-9]? 0:0 600\n"       /* 8: optional */
-                            "(ab)+ 0:0 600\n"         /* 9: repeated group */
-                            "a.*b+ 0:0 600\n"         /* 10: tail after .* */
-                            "a[0-9]+b 0:0 600\n"      /* 11: repetition not last */
-                            "a\\*b 0:0 600\n"         /* 12: '*' literal */
-                            "[!a]x 0:0 600\n"         /* 13: '!' first */
-                            "a(b|c) 0:0 600\n"        /* 14: alternative in a group */
-                            "x|y[0-9]+ 0:0 600\n"     /* 15: repetition in an alternative */
-                            "a^b 0:0 600\n",          /* 16: inner anchor */
+        char *out = convert("tty[0-9]+ 0:0 600\n"    /* 1 */
+                            "tty[0-9]* 0:0 600\n"    /* 2 */
+                            "sd[a-z].* 0:0 600\n"    /* 3 */
+                            "^null$ 0:0 600\n"       /* 4 */
+                            "a|b|c[^0-9] 0:0 600\n"  /* 5 */
+                            "(input)/(.+) 0:0 600\n" /* 6 */
+                            "x.{3}y 0:0 600\n"       /* 7 */
+                            "x[0-9]? 0:0 600\n"      /* 8: optional */
+                            "(ab)+ 0:0 600\n"        /* 9: repeated group */
+                            "a.*b+ 0:0 600\n"        /* 10: tail after .* */
+                            "a[0-9]+b 0:0 600\n"     /* 11: repetition not last */
+                            "a\\*b 0:0 600\n"        /* 12: '*' literal */
+                            "[!a]x 0:0 600\n"        /* 13: '!' first */
+                            "a(b|c) 0:0 600\n"       /* 14: alternative in a group */
+                            "x|y[0-9]+ 0:0 600\n"    /* 15: repetition in an alternative */
+                            "a^b 0:0 600\n",         /* 16: inner anchor */
                             9);
         expect(out, 1, L("ENV{.MDEV_NAME}==\"tty[0-9]*\", ENV{.MDEV_NAME}!=\"tty*[!0-9]*\", OWNER="), NULL);
         expect(out, 2, L("ENV{.MDEV_NAME}==\"tty*\", ENV{.MDEV_NAME}!=\"tty*[!0-9]*\", "), NULL);
@@ -108,26 +108,28 @@ static void test_globs(void)
                 {16, "an anchor inside"},
         };
         for (size_t i = 0; i < ELEMENTSOF(out_of_glob); i++)
-                expect(out, out_of_glob[i].line, L("# not exact: the regex", out_of_glob[i].why, "# (left out"),
-                       L("ENV{", "GOTO"));
+                expect(out, out_of_glob[i].line,
+                       L("# not exact: the regex", out_of_glob[i].why, "# (left out"), L("ENV{", "GOTO"));
         free(out);
 }
 
 static void test_keys(void)
 {
-        char *out = convert("@4,64-67 0:0 600\n"                 /* 1 */
-                            "@4,0-300 0:0 600\n"                 /* 2: too many minors */
-                            "$PATH=/bin.* 0:0 600\n"             /* 3 */
-                            "$FOO=.* 0:0 600\n"                  /* 4: empty matches */
-                            "DEVNAME=sd.*;SUBSYSTEM=block;.* 0:0 600\n" /* 5 */
+        char *out = convert("@4,64-67 0:0 600\n"                         /* 1 */
+                            "@4,0-300 0:0 600\n"                         /* 2: too many minors */
+                            "$PATH=/bin.* 0:0 600\n"                     /* 3 */
+                            "$FOO=.* 0:0 600\n"                          /* 4: empty matches */
+                            "DEVNAME=sd.*;SUBSYSTEM=block;.* 0:0 600\n"  /* 5 */
                             "ACTION=add;$DEVPATH=/devices/.* 0:0 600\n", /* 6 */
                             3);
         expect(out, 1, L("ENV{MAJOR}==\"4\", ENV{MINOR}==\"64|65|66|67\", OWNER"), L("not exact"));
         expect(out, 2, L("# not exact: a range of more than 256 minors", "# (left out"), L("ENV{"));
         expect(out, 3, L("# not exact: mdev matches PATH", "# (left out"), L("ENV{PATH}"));
-        expect(out, 4, L("ENV{FOO}==\"*\", ENV{FOO}==\"?*\", ", "# not exact: '.*' matches the empty string"), NULL);
+        expect(out, 4,
+               L("ENV{FOO}==\"*\", ENV{FOO}==\"?*\", ", "# not exact: '.*' matches the empty string"), NULL);
         expect(out, 5,
-               L("ENV{DEVNAME}==\"?*\", ENV{.MDEV_NAME}==\"sd*\", SUBSYSTEM==\"block\", ENV{.MDEV_NAME}==\"*\", "),
+               L("ENV{DEVNAME}==\"?*\", ENV{.MDEV_NAME}==\"sd*\", SUBSYSTEM==\"block\", "
+                 "ENV{.MDEV_NAME}==\"*\", "),
                L("not exact"));
         expect(out, 6, L("ACTION==\"add\", DEVPATH==\"/devices/*\", "), L("not exact"));
         free(out);
@@ -135,14 +137,14 @@ static void test_keys(void)
 
 static void test_actions(void)
 {
-        char *out = convert("-any 1:2 0640\n"                                /* 1 */
-                            "a 3:4 4755\n"                                   /* 2 */
-                            "b 0:0 600 !\n"                                  /* 3 */
-                            "c 0:0 600 =d/\n"                                /* 4 */
-                            "e([0-9]) 0:0 600 >e/%1\n"                       /* 5 */
-                            "f 0:0 600 @echo 'q' \"$X\" 5%\n"                /* 6 */
-                            "g 0:0 600 $rm g\n"                              /* 7 */
-                            "h 0:0 600 *echo \\\"x\n",                       /* 8 */
+        char *out = convert("-any 1:2 0640\n"                 /* 1 */
+                            "a 3:4 4755\n"                    /* 2 */
+                            "b 0:0 600 !\n"                   /* 3 */
+                            "c 0:0 600 =d/\n"                 /* 4 */
+                            "e([0-9]) 0:0 600 >e/%1\n"        /* 5 */
+                            "f 0:0 600 @echo 'q' \"$X\" 5%\n" /* 6 */
+                            "g 0:0 600 $rm g\n"               /* 7 */
+                            "h 0:0 600 *echo \\\"x\n",        /* 8 */
                             5);
         expect(out, 1, L("OWNER=\"1\", GROUP=\"2\", MODE=\"0640\"\n"), L("GOTO", "not exact"));
         expect(out, 2, L("OWNER=\"3\", GROUP=\"4\", MODE=\"4755\", GOTO=\"mdev_end\"\n"), NULL);
@@ -191,8 +193,9 @@ static bool glob_any(const char *alts, const char *s)
 static void test_exact_on_names(void)
 {
         static const char atoms[] = "ab0w.*+?[]^$()|{}2,-\\";
-        static const char *const tokens[] = {"a", "b", "0", ".", "[ab]", "[^a]", "[0-9]", "(", ")", "*", "+",
-                                             "?", "{2}", "|", "^", "$", "\\.", "[[:digit:]]", ".*", "a+"};
+        static const char *const tokens[] = {"a", "b", "0",   ".",           "[ab]", "[^a]", "[0-9]",
+                                             "(", ")", "*",   "+",           "?",    "{2}",  "|",
+                                             "^", "$", "\\.", "[[:digit:]]", ".*",   "a+"};
         static const char alphabet[] = "ab0.";
         unsigned converted = 0, compared = 0;
         srand(30);
@@ -242,10 +245,12 @@ static void test_exact_on_names(void)
                                         regmatch_t m[1];
                                         bool want = regexec(&rx, name, 1, m, 0) == 0 && m[0].rm_so == 0 &&
                                                     (size_t)m[0].rm_eo == l;
-                                        bool got = glob_any(pos, name) && !(neg && fnmatch(neg, name, 0) == 0);
+                                        bool got =
+                                                glob_any(pos, name) && !(neg && fnmatch(neg, name, 0) == 0);
                                         if (want != got)
-                                                fprintf(stderr, "regex '%s' glob '%s' not '%s': '%s' %d/%d\n", re, pos,
-                                                        neg ? neg : "", name, want, got);
+                                                fprintf(stderr,
+                                                        "regex '%s' glob '%s' not '%s': '%s' %d/%d\n", re,
+                                                        pos, neg ? neg : "", name, want, got);
                                         CHECK(want == got);
                                         compared++;
                                 }
