@@ -366,19 +366,39 @@ def render_all(doc):
             out.append('\n' + extra)
     sizes = doc.get('sizes')
     if sizes:
-        out.append('\n| program | files | size KiB | stripped KiB |\n|---|---|---|---|')
-        for name, s in sizes.items():
-            out.append(f'| {name} | {" ".join(os.path.basename(f) for f in s["files"])} | {s["bytes"] // 1024} | '
-                       f'{s["stripped_bytes"] // 1024} |')
-        dm, ud = sizes.get('devman'), sizes.get('systemd-udevd')
-        if dm and ud:
-            out.append(f'\ndevman / systemd-udevd installed size (stripped): '
-                       f'{dm["stripped_bytes"] / ud["stripped_bytes"]:.3f}x')
+        out.append('\n' + size_table(sizes))
     ratios = render_ratios(summary, rows + scale_rows(args['scales']) + CALLGRIND_ROWS)
     if ratios:
         out.append(ratios)
     out.append(f'\nTargets (round 2): same-run ratios, the median over runs and the worst run both must hold:\n')
     out.append(render_targets(check_targets(doc, max(args['storms']), drain)))
+    return '\n'.join(out)
+
+
+def size_table(sizes):
+    """The size workload: per program set, the stripped programs and the shared-library closure an
+    initramfs carries for them (bench/footprint.py); older results have the programs only."""
+    kib = lambda b: f'{b / 1024:.0f}'  # noqa: E731
+    out = ['| program | files | stripped KiB | libraries | libraries stripped KiB | initramfs KiB |',
+           '|---|---|---|---|---|---|']
+    for name, s in sizes.items():
+        libs = s.get('lib_count')
+        missing = f' ({len(s["missing"])} not found: {" ".join(s["missing"])})' if s.get('missing') else ''
+        out.append(f'| {name}{" (" + s["label"] + ")" if s.get("label") else ""} | '
+                   f'{" ".join(os.path.basename(f) for f in s["files"])} | {kib(s["stripped_bytes"])} | '
+                   f'{"?" if libs is None else libs}{missing} | '
+                   f'{"?" if libs is None else kib(s["libs_stripped_bytes"])} | '
+                   f'{"?" if libs is None else kib(s["total_stripped_bytes"])} |')
+    dm, ud = sizes.get('devman'), sizes.get('systemd-udevd')
+    if dm and ud:
+        out.append(f'\ndevman / systemd-udevd installed size (stripped): '
+                   f'{dm["stripped_bytes"] / ud["stripped_bytes"]:.3f}x')
+        if 'total_stripped_bytes' in dm and 'total_stripped_bytes' in ud:
+            out.append(f'devman / systemd-udevd initramfs footprint (programs + libraries, stripped): '
+                       f'{dm["total_stripped_bytes"] / ud["total_stripped_bytes"]:.3f}x')
+    if dm and dm.get('libs'):
+        out.append('devman\'s libraries: ' + ', '.join(
+            f'{os.path.basename(r["path"])} {kib(r["stripped_bytes"])}' for r in dm['libs']) + ' (KiB, stripped)')
     return '\n'.join(out)
 
 

@@ -173,7 +173,7 @@ _devmanadm_add_value()
 _devmanadm()
 {
     local verbs="trigger settle info tree classes control monitor test test-builtin verify hwdb"
-    verbs+=" static-nodes coldplug snapshot compare version"
+    verbs+=" static-nodes coldplug snapshot compare mdev-convert version"
     local builtins="blkid btrfs hwdb input_id keyboard kmod net_id net_setup_link path_id uaccess usb_id"
     local sysfs=/sys dev=/dev run=/run/udev
     local line=${COMP_LINE:0:COMP_POINT}
@@ -229,7 +229,7 @@ _devmanadm()
             else
                 _devman_add_paths "${cur:-$sysfs/}" dirs
             fi ;;
-        verify | compare)
+        verify | compare | mdev-convert)
             _devman_add_paths "$cur" ;;
         esac
     fi

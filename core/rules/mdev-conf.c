@@ -21,12 +21,15 @@ static void rule_free(struct mdev_rule *r)
                 return;
         for (size_t i = 0; i < r->n_env; i++) {
                 free(r->env[i].key);
+                free(r->env[i].pattern);
                 regfree(&r->env[i].re);
         }
         free(r->env);
         if (r->kind != MDEV_MATCH_DEVT)
                 regfree(&r->re);
         free(r->envvar);
+        free(r->pattern);
+        free(r->source);
         free(r->path);
         free(r->cmd);
         free(r);
@@ -197,10 +200,15 @@ static int parse_match(struct mdev_rule *r, char *f, char **why)
                 f[n] = '\0';
                 struct mdev_env_match *m = &r->env[r->n_env];
                 m->key = strdup(f);
-                if (!m->key)
+                m->pattern = strdup(f + n + 1);
+                if (!m->key || !m->pattern) {
+                        free(m->key);
+                        free(m->pattern);
                         return -ENOMEM;
+                }
                 if ((k = compile(&m->re, f + n + 1, why)) < 0) {
                         free(m->key);
+                        free(m->pattern);
                         return k;
                 }
                 r->n_env++;
@@ -245,6 +253,9 @@ static int parse_match(struct mdev_rule *r, char *f, char **why)
                 r->kind = MDEV_MATCH_ENV;
         } else
                 r->kind = MDEV_MATCH_NAME;
+        r->pattern = strdup(f);
+        if (!r->pattern)
+                return -ENOMEM;
         k = compile(&r->re, f, why);
         if (k < 0)
                 r->kind = MDEV_MATCH_DEVT; /* nothing compiled: nothing for rule_free() to free */
@@ -309,7 +320,7 @@ static char *next_field(char **s)
  * *why (NULL: out of memory), -ENOMEM. */
 static int parse_line(char *line, unsigned lineno, struct mdev_rule **ret, char **why)
 {
-        _cleanup_free_ char *owner = NULL;
+        _cleanup_free_ char *owner = NULL, *source = NULL;
         char *s = line, *f1, *f2, *f3;
         int k;
 
@@ -317,6 +328,9 @@ static int parse_line(char *line, unsigned lineno, struct mdev_rule **ret, char 
                 s++;
         if (!*s || *s == '#')
                 return 0;
+        source = strdup(line); /* next_field() cuts line */
+        if (!source)
+                return -ENOMEM;
         f1 = next_field(&s);
         f2 = next_field(&s);
         f3 = next_field(&s);
@@ -335,6 +349,7 @@ static int parse_line(char *line, unsigned lineno, struct mdev_rule **ret, char 
                 return -ENOMEM;
         r->line = lineno;
         r->kind = MDEV_MATCH_DEVT; /* until a regex is compiled */
+        r->source = TAKE_PTR(source);
         if ((k = parse_match(r, f1, why)) < 0)
                 goto fail;
         owner = strdup(f2); /* parse_owner() cuts f2 at the ':' */

@@ -44,16 +44,19 @@ enum mdev_match_kind {
 
 struct mdev_env_match {
         char *key;
+        char *pattern; /* the regex as written (mdev-convert) */
         regex_t re;
 };
 
 struct mdev_rule {
         unsigned line;
+        char *source;               /* the line as written, without its newline */
         bool keep_matching;         /* '-' */
         struct mdev_env_match *env; /* VAR=regex; prefixes, all must match */
         size_t n_env;
         enum mdev_match_kind kind;
         char *envvar;                       /* MDEV_MATCH_ENV */
+        char *pattern;                      /* MDEV_MATCH_NAME, MDEV_MATCH_ENV: the regex as written */
         regex_t re;                         /* MDEV_MATCH_NAME, MDEV_MATCH_ENV */
         unsigned major, minor_lo, minor_hi; /* MDEV_MATCH_DEVT */
         uid_t uid;

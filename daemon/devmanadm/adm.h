@@ -24,6 +24,8 @@ int verb_snapshot(const struct adm_ctx *ctx, int argc, char **argv); /* adm-snap
 int verb_compare(const struct adm_ctx *ctx, int argc, char **argv);  /* adm-compare.c */
 /* Runs one builtin in test mode on a device and prints the properties it sets (adm-test-builtin.c). */
 int verb_test_builtin(const struct adm_ctx *ctx, int argc, char **argv);
+/* Prints an mdev.conf as udev rules (adm-mdev-convert.c). */
+int verb_mdev_convert(const struct adm_ctx *ctx, int argc, char **argv);
 
 /* Settles (shared by settle, trigger --settle and coldplug): waits until the run dir's queue
  * file is gone. 0 when settled, -ETIMEDOUT, other -errno. */

@@ -66,6 +66,7 @@ static const struct verb verbs[] = {
         {"snapshot", TOOLS(verb_snapshot), "Record what devman would publish for every device (for compare)"},
         {"compare", TOOLS(verb_compare), "Compare two snapshots: what a class conversion changed for userspace"},
         {"test-builtin", TOOLS(verb_test_builtin), "Run a builtin command on a device and show its properties"},
+        {"mdev-convert", TOOLS(verb_mdev_convert), "Print busybox mdev.conf as udev rules"},
         {"version", verb_version, "Show the version"},
 };
 

@@ -80,8 +80,9 @@ fi
 
 # Verbs and global options.
 adm "devmanadm " trigger settle info tree classes control monitor test test-builtin verify hwdb \
-	static-nodes coldplug snapshot compare version
+	static-nodes coldplug snapshot compare mdev-convert version
 adm "devmanadm t" trigger tree test test-builtin
+adm "devmanadm m" monitor mdev-convert
 adm "devmanadm s" settle static-nodes snapshot
 adm "devmanadm --" --sysfs --dev --run --debug --help --version
 adm "devmanadm --sysfs $tmp/sy" "$tmp/sys/"
@@ -132,6 +133,7 @@ adm "devmanadm snapshot -o $tmp/snap." "$tmp/snap.txt" "$tmp/snap.old"
 adm "devmanadm snapshot --rules-dir $tmp/ru" "$tmp/rules/" "$tmp/run/"
 adm "devmanadm classes --compare $tmp/snap.o" "$tmp/snap.old"
 adm "devmanadm compare $tmp/snap.t" "$tmp/snap.txt"
+adm "devmanadm mdev-convert $tmp/snap.t" "$tmp/snap.txt"
 adm "devmanadm snapshot --" --output= --sysfs= --rules-dir --no-rules --help
 adm "devmanadm snapshot --output=$tmp/snap.o" "$tmp/snap.old"
 adm "devmanadm compare --" --ignore= --verbose --rules-dir --no-rules --help
