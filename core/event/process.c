@@ -113,8 +113,8 @@ static void step_model(struct event_run *run)
         struct process_ctx *ctx = run->ctx;
         const struct uevent *ev = run->event->uevent;
         /* the record under its old devpath still has the old node name; applying renames it */
-        const struct device *old = ev->action == UEVENT_MOVE && ev->devpath_old ? model_get(ctx->model, ev->devpath_old)
-                                                                                 : NULL;
+        const struct device *old =
+                ev->action == UEVENT_MOVE && ev->devpath_old ? model_get(ctx->model, ev->devpath_old) : NULL;
         if (old && old->devname && !(run->old_devname = strdup(old->devname))) {
                 run->result = log_oom();
                 run->step = STEP_DONE;
@@ -503,12 +503,13 @@ static int publish_node(struct event_run *run)
 
         if (action_of(run) != UEVENT_REMOVE) {
                 /* a renamed device's node moves: the old name goes if it still is this devt */
-                if (run->old_devname && d->devnum_type && d->devname && !streq(run->old_devname, d->devname)) {
-                        int r = node_remove(run->ctx->devfd, run->ctx->devdirs, run->old_devname, d->devnum_type,
-                                            d->devnum);
+                if (run->old_devname && d->devnum_type && d->devname &&
+                    !streq(run->old_devname, d->devname)) {
+                        int r = node_remove(run->ctx->devfd, run->ctx->devdirs, run->old_devname,
+                                            d->devnum_type, d->devnum);
                         if (r < 0)
-                                log_warning_errno(r, "%s: could not remove the old node %s, ignoring: %m", d->devpath,
-                                                  run->old_devname);
+                                log_warning_errno(r, "%s: could not remove the old node %s, ignoring: %m",
+                                                  d->devpath, run->old_devname);
                 }
                 return make_node(run->ctx, d, run->node_made);
         }
