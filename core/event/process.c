@@ -43,6 +43,7 @@ struct event_run {
         struct rules_exec *exec;
         char **old_links; /* links before this event, to update claims */
         char **old_tags;  /* tags of the database entry before this event, to drop stale tag indexes */
+        char *old_devname; /* move: the node name before the rename (device_rename() renames the node) */
         size_t run_index; /* next RUN entry */
         struct mdev_result mdev; /* the mdev.conf lines that matched (ctx->mdev) */
         char **mdev_env;  /* the event's environment mdev.conf matches and its commands get */
@@ -68,6 +69,7 @@ static struct event_run *run_free(struct event_run *run)
                 strv_free(run->mdev_env);
                 strv_free(run->old_links);
                 strv_free(run->old_tags);
+                free(run->old_devname);
                 device_unref(run->dev);
                 free(run);
         }
@@ -109,7 +111,16 @@ static int make_node_before_rules(struct process_ctx *ctx, const char *name, cha
 static void step_model(struct event_run *run)
 {
         struct process_ctx *ctx = run->ctx;
-        int r = model_apply_uevent(ctx->model, run->event->uevent, &run->dev);
+        const struct uevent *ev = run->event->uevent;
+        /* the record under its old devpath still has the old node name; applying renames it */
+        const struct device *old =
+                ev->action == UEVENT_MOVE && ev->devpath_old ? model_get(ctx->model, ev->devpath_old) : NULL;
+        if (old && old->devname && !(run->old_devname = strdup(old->devname))) {
+                run->result = log_oom();
+                run->step = STEP_DONE;
+                return;
+        }
+        int r = model_apply_uevent(ctx->model, ev, &run->dev);
         if (r < 0) {
                 log_warning_errno(r, "%s: could not apply %s event, skipping it: %m", run->event->uevent->devpath,
                                   uevent_action_to_string(action_of(run)));
@@ -490,8 +501,18 @@ static int publish_node(struct event_run *run)
         if (run->mdev_env) /* mdev.conf decides the nodes */
                 return publish_mdev_nodes(run);
 
-        if (action_of(run) != UEVENT_REMOVE)
+        if (action_of(run) != UEVENT_REMOVE) {
+                /* a renamed device's node moves: the old name goes if it still is this devt */
+                if (run->old_devname && d->devnum_type && d->devname &&
+                    !streq(run->old_devname, d->devname)) {
+                        int r = node_remove(run->ctx->devfd, run->ctx->devdirs, run->old_devname,
+                                            d->devnum_type, d->devnum);
+                        if (r < 0)
+                                log_warning_errno(r, "%s: could not remove the old node %s, ignoring: %m",
+                                                  d->devpath, run->old_devname);
+                }
                 return make_node(run->ctx, d, run->node_made);
+        }
         if (d->devnum_type && d->devname) {
                 int r = node_remove(run->ctx->devfd, run->ctx->devdirs, d->devname, d->devnum_type,
                                     d->devnum);

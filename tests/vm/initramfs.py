@@ -166,13 +166,17 @@ def module_closure(moddir, wanted):
     return sorted(paths)
 
 
-def add_modules(cpio, kernel, tmp):
-    """Copies the module closure into a staging tree, runs depmod there, archives the result."""
+def add_modules(cpio, kernel, tmp, extra=()):
+    """Copies the module closure into a staging tree, runs depmod there, archives the result.
+    extra: out-of-tree .ko files (the test module), placed in extra/ so modprobe finds them."""
     stage_mod = os.path.join(tmp, "lib", "modules", kernel.version)
     os.makedirs(stage_mod)
     for rel in module_closure(kernel.moddir, MODULES):
         os.makedirs(os.path.join(stage_mod, os.path.dirname(rel)), exist_ok=True)
         shutil.copy(os.path.join(kernel.moddir, rel), os.path.join(stage_mod, rel))
+    for ko in extra:
+        os.makedirs(os.path.join(stage_mod, "extra"), exist_ok=True)
+        shutil.copy(ko, os.path.join(stage_mod, "extra", os.path.basename(ko)))
     for f in ("modules.order", "modules.builtin", "modules.builtin.modinfo"):
         src = os.path.join(kernel.moddir, f)
         if os.path.exists(src):
@@ -282,11 +286,12 @@ def add_devman(cpio, devmand, devmanadm, rules_dir, rcs=None):
             cpio.file(os.path.join(rules_dir, r), "usr/lib/udev/rules.d/" + r, 0o644)
 
 
-def build(out_path, kernel, init_script, uinput_device, rules_dir, devmand=None, devmanadm=None, rcs=None):
+def build(out_path, kernel, init_script, uinput_device, rules_dir, devmand=None, devmanadm=None, rcs=None,
+          extra_modules=()):
     cpio = Cpio()
     applets = add_base(cpio, init_script)
     with tempfile.TemporaryDirectory(prefix="devman-vm-modules.") as tmp:
-        add_modules(cpio, kernel, tmp)
+        add_modules(cpio, kernel, tmp, extra_modules)
     add_udev(cpio)
     add_libinput(cpio)
     add_elf(cpio, uinput_device, "usr/bin/uinput-device")
