@@ -201,22 +201,24 @@ static int load_one(struct kmod_state *s, const char *devpath, const char *alias
         return r == -ENOMEM ? r : 0;
 }
 
-/* Whether alias names a module that is not in the kernel yet and may be inserted: 1, 0, -ENOMEM. */
-static int alias_needs_insert(struct kmod_state *s, const char *alias)
+/* Where run() would load alias (named: the rules gave it): an enum builtin_placement, -ENOMEM. */
+static int alias_placement(struct kmod_state *s, const char *alias, bool named)
 {
         struct kmod_list *list = NULL, *allowed = NULL, *it;
         int r = kmod_module_new_from_lookup(s->kmod, alias, &list);
-        if (r < 0 || !list)
-                return r == -ENOMEM ? r : 0; /* nothing to load: run() only logs that */
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0 || !list) /* run() only logs that: a warning for a name, debug for a MODALIAS */
+                return named ? BUILTIN_IN_PLACE : BUILTIN_NOTHING;
         /* an empty list when all are deny-listed; on failure every module of the list counts */
         bool filtered = kmod_module_apply_filter(s->kmod, KMOD_FILTER_BLACKLIST, list, &allowed) >= 0;
-        r = 0;
+        r = BUILTIN_NOTHING;
         kmod_list_foreach(it, filtered ? allowed : list) {
                 struct kmod_module *mod = kmod_module_get_module(it);
                 int state = kmod_module_get_initstate(mod);
                 kmod_module_unref(mod);
                 if (state != KMOD_MODULE_LIVE && state != KMOD_MODULE_COMING && state != KMOD_MODULE_BUILTIN) {
-                        r = 1;
+                        r = BUILTIN_IN_CHILD;
                         break;
                 }
         }
@@ -228,22 +230,26 @@ static int alias_needs_insert(struct kmod_state *s, const char *alias)
 int builtin_kmod_needs_child(struct builtin_ctx *ctx, struct device *dev, int argc, char **argv)
 {
         if (argc < 2 || !streq(argv[1], "load"))
-                return 0; /* run() reports the error at once */
+                return BUILTIN_IN_PLACE; /* run() reports the error at once */
         struct kmod_state *s = state_get(ctx);
         if (!s)
                 return -ENOMEM;
         if (!s->kmod)
-                return 0;
+                return BUILTIN_NOTHING; /* no modules here: said once in state_get() */
         if (argc == 2) {
                 const char *modalias = device_get_property(dev, "MODALIAS");
-                return modalias ? alias_needs_insert(s, modalias) : 0;
+                return modalias ? alias_placement(s, modalias, false) : BUILTIN_NOTHING;
         }
+        /* in a child when any name needs an insertion, else in place when any would warn */
+        int placement = BUILTIN_NOTHING;
         for (int i = 2; i < argc; i++) {
-                int r = alias_needs_insert(s, argv[i]);
-                if (r != 0)
+                int r = alias_placement(s, argv[i], true);
+                if (r < 0 || r == BUILTIN_IN_CHILD)
                         return r;
+                if (r == BUILTIN_IN_PLACE)
+                        placement = r;
         }
-        return 0;
+        return placement;
 }
 
 int builtin_kmod_run(struct builtin_ctx *ctx, struct device *dev, int argc, char **argv, bool test)

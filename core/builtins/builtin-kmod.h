@@ -19,7 +19,9 @@
  * function ran, which for some drivers takes a while (seconds under emulation). A daemon that
  * ran it in its event loop would hold every other event meanwhile, so builtin_kmod_needs_child()
  * tells it when a call would insert a module (one the command names is neither built in, nor
- * loaded or loading, nor deny-listed): only then is a child worth its fork.
+ * loaded or loading, nor deny-listed): only then is a child worth its fork. It also tells it
+ * when the call would do nothing at all, which is most of a coldplug's calls: the daemon then
+ * skips run() and its second set of look-ups.
  */
 #pragma once
 
@@ -27,7 +29,10 @@
 
 int builtin_kmod_run(struct builtin_ctx *ctx, struct device *dev, int argc, char **argv, bool test);
 void builtin_kmod_exit(struct builtin_ctx *ctx);
-/* struct builtin's needs_child: 1 when run() would insert a module, else 0; -ENOMEM. */
+/* struct builtin's needs_child: BUILTIN_IN_CHILD when run() would insert a module;
+ * BUILTIN_IN_PLACE when it would only log something worth seeing (a named module that does not
+ * exist, a command other than "load"); BUILTIN_NOTHING when every module it names is built in,
+ * loaded, loading or deny-listed, or none matches the device's MODALIAS; -ENOMEM. */
 int builtin_kmod_needs_child(struct builtin_ctx *ctx, struct device *dev, int argc, char **argv);
 
 /* What stands between `kmod load` and loading modules, found without libkmod. */

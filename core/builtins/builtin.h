@@ -25,6 +25,15 @@ struct builtin_ctx {
         void *state[16];        /* per-builtin private state, indexed by table position */
 };
 
+/* What struct builtin's needs_child answers. */
+enum builtin_placement {
+        BUILTIN_IN_PLACE = 0, /* run() in the event loop */
+        BUILTIN_IN_CHILD = 1, /* run() would block for long: in a child, with test false */
+        BUILTIN_NOTHING = 2,  /* run() would change nothing and log at debug only: a daemon skips
+                               * it (the question already did run()'s look-ups; asking and then
+                               * running would do them twice on the hot path) */
+};
+
 struct builtin {
         const char *name;
         /* argv[0] is the builtin's name; test: print what would be done, change nothing outside
@@ -33,9 +42,8 @@ struct builtin {
         int (*init)(struct builtin_ctx *ctx);  /* optional; called once before the first run */
         void (*exit)(struct builtin_ctx *ctx); /* optional */
         void (*trim)(struct builtin_ctx *ctx); /* optional: give back caches (the daemon is idle) */
-        /* optional: > 0 when run() for these arguments would block for long, so that a daemon
-         * runs it in a child (run() in the child, with test false); 0 when it runs in place;
-         * -errno. Must itself be quick and must not change the device. */
+        /* optional: where a daemon runs run() for these arguments, an enum builtin_placement, or
+         * -errno (then in place). Must itself be quick and must not change the device. */
         int (*needs_child)(struct builtin_ctx *ctx, struct device *dev, int argc, char **argv);
         const char *help;
         bool run_once; /* IMPORT{builtin} runs it at most once per event; later calls reuse the result */
@@ -54,7 +62,8 @@ const struct builtin *builtin_get(unsigned i);
 int builtin_run(const struct builtin *b, struct builtin_ctx *ctx, struct device *dev, const char *cmdline,
                 bool test);
 
-/* b->needs_child() for cmdline split as builtin_run() splits it; 0 for a builtin without it. */
+/* b->needs_child() for cmdline split as builtin_run() splits it: an enum builtin_placement
+ * (BUILTIN_IN_PLACE for a builtin without it), or -errno. */
 int builtin_needs_child(const struct builtin *b, struct builtin_ctx *ctx, struct device *dev, const char *cmdline);
 
 /* For builtins: sets a property flagged PROP_DB (value NULL removes it). 0 or -errno. */

@@ -677,7 +677,11 @@ static bool step_run(struct event_run *run)
                 int r;
                 struct spawn_options so = {.timeout_usec = ctx->event_timeout_usec,
                                            .timeout_signal = ctx->timeout_signal};
-                if (e->builtin && ctx->spawn && builtin_needs_child(e->builtin, ctx->builtins, run->dev, e->cmd) > 0) {
+                int placement = e->builtin ? builtin_needs_child(e->builtin, ctx->builtins, run->dev, e->cmd)
+                                           : BUILTIN_IN_PLACE;
+                if (placement == BUILTIN_NOTHING)
+                        continue;
+                if (placement == BUILTIN_IN_CHILD && ctx->spawn) {
                         r = spawn_start_fn(ctx->spawn, e->cmd, run_builtin_in_child, run, &so, on_run_done, run);
                         if (r >= 0) {
                                 run->waiting = true;
