@@ -947,8 +947,14 @@ static void test_devmand(void)
         CHECK(d == NULL);
         udev_device_unref(d);
         CHECK_INT(RUN_CMD(10000, NULL, (char *)devmanadm_path(), "--run=" RUN, "control", "--start-exec-queue"), 0);
-        CHECK_INT(RUN_CMD(10000, NULL, "/usr/bin/udevadm", "settle", "-t", "5"), 0);
-        CHECK(access(RUN "/queue", F_OK) < 0);
+        /* the daemon follows the live kernel: an event of another device (a loop device, a
+         * tap) right after settle returned may queue again, then settle once more */
+        bool settled = false;
+        for (int i = 0; i < 3 && !settled; i++) {
+                CHECK_INT(RUN_CMD(10000, NULL, "/usr/bin/udevadm", "settle", "-t", "5"), 0);
+                settled = access(RUN "/queue", F_OK) < 0;
+        }
+        CHECK(settled);
         CHECK_INT(RUN_CMD(10000, NULL, (char *)devmanadm_path(), "--run=" RUN, "settle", "-t", "5"), 0);
         d = mon ? receive_null(mon, 3000) : NULL;
         CHECK(d != NULL);
