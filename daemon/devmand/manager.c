@@ -586,7 +586,8 @@ static unsigned read_kernel(struct manager *m, unsigned max)
 static int on_kernel(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
         struct manager *m = userdata;
-        /* bounded, so that signals and the control socket get their turn in a storm */
+        /* bounded, so that signals and the control socket get their turn in a storm, and queued
+         * events wait for at most this many reads (tests/root/fairness-bound.sh) */
         if (read_kernel(m, 1024) > 0 && !m->exiting) {
                 /* behind the start of events until on_start() (scheduled by queue_uevent) runs:
                  * a change of priority, not of the epoll set (no syscall) */
