@@ -5,6 +5,7 @@
 # blanks, rather than from COMP_WORDS: bash splits COMP_WORDS at every COMP_WORDBREAKS character,
 # and both '=' (--action=add) and ':' (sysfs paths like pci0000:00) are among them. Replies are
 # built for the whole word and trimmed back to what readline replaces (_devman_trim_breaks).
+# devmand's completion uses the _devman_* helpers of this file.
 
 # Trims each reply by the part of word $1 up to its last COMP_WORDBREAKS character: readline
 # only replaces the text after it.
@@ -33,16 +34,17 @@ _devman_add_words()
     done
 }
 
-# Adds files (or with $2 = dirs, only directories) whose path starts with $1; directories end in '/'.
+# Adds files (or with $2 = dirs, only directories) whose path starts with $1, each prefixed with
+# $3; directories end in '/'.
 _devman_add_paths()
 {
     local p matches
     mapfile -t matches < <(compgen -f -- "$1")
     for p in "${matches[@]}"; do
         if [[ -d $p ]]; then
-            COMPREPLY+=("$p/")
+            COMPREPLY+=("${3-}$p/")
         elif [[ ${2-} != dirs ]]; then
-            COMPREPLY+=("$p")
+            COMPREPLY+=("${3-}$p")
         fi
     done
 }

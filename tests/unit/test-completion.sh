@@ -143,7 +143,7 @@ adm_nobreaks "devmanadm compare --ignore=p" --ignore=parent --ignore=props --ign
 # devmand.
 dmd "devmand --d" --daemon --debug --dev
 dmd "devmand --resolve-names=l" late
-dmd "devmand --re" --resolve-names= --ready-fd
+dmd "devmand --re" --resolve-names= --ready-fd --receive-buffer
 dmd "devmand --res" --resolve-names=
 dmd "devmand --log-target " console kmsg syslog auto
 dmd "devmand --log-level=w" warning
@@ -153,7 +153,22 @@ dmd "devmand --config $tmp/snap.t" "$tmp/snap.txt"
 dmd "devmand --children-max " # a number: nothing to offer
 dmd "devmand --" --daemon --debug --once --sysfs --dev --run --rules-dir --config --children-max \
 	--exec-delay --event-timeout --timeout-signal --resolve-names= --log-target= --log-level \
-	--ready-fd --help --version
+	--ready-fd --mdev-conf --receive-buffer --sched-slice --uevent-socket --help --version
+dmd "devmand --mdev-conf $tmp/snap.o" "$tmp/snap.old"
+dmd "devmand --sched-slice " # a number: nothing to offer
+
+# devmand's completion alone (bash-completion loads it on demand, before devmanadm's): it finds
+# the helpers in devmanadm's completion beside it.
+checks=$((checks + 1))
+# shellcheck disable=SC2016 # the inner script's own $1
+if out=$(env -i PATH="$PATH" bash -c 'source "$1" && declare -F _devman_add_words >/dev/null &&
+	COMP_LINE="devmand --log-level=w" COMP_POINT=21 COMP_WORDBREAKS=" " && _devmand &&
+	echo "${COMPREPLY[*]}"' _ "$1") && [[ $out == "--log-level=warning" ]]; then
+	echo "ok - devmand's completion loads devmanadm's helpers by itself"
+else
+	echo "not ok - devmand's completion alone: '$out'"
+	fail=$((fail + 1))
+fi
 
 # The harness itself must notice a wrong answer.
 checks=$((checks + 1))
