@@ -18,19 +18,9 @@ export PATH=/usr/sbin:/usr/bin
 export SYSTEMD_PAGER=cat PAGER=cat SYSTEMD_COLORS=0 TERM=dumb
 umask 022
 
-log() { echo "vmtest: $*"; }
-warn() {
-    log "$*"
-    echo "@@WARN $*" >&4
-}
-die() {
-    echo "vmtest: FATAL: $*"
-    [ -w /vmtest/out ] && echo "@@FATAL $*" >&4
-    [ -w /vmtest/ctl ] && echo "FATAL $*" >&3
-    sync
-    reboot -f
-    sleep 60
-}
+# log, warn, die, open_channels, uptime_s (tests/vm/guest-lib.sh)
+# shellcheck source=/dev/null
+. /vmtest/lib.sh
 
 mount -t proc -o nosuid,nodev,noexec proc /proc
 mount -t sysfs -o nosuid,nodev,noexec sysfs /sys
@@ -72,22 +62,7 @@ if [ "$preload" = 1 ]; then
     modprobe -a $(cat /vmtest/modules) || die "preloading modules"
 fi
 
-# Private node of a device from its sysfs dev attribute.
-private_node() { # NAME SYSFS-DIR
-    i=0
-    while [ ! -r "$2/dev" ]; do
-        i=$((i + 1))
-        [ $i -gt 100 ] && die "no $2/dev"
-        sleep 0.1
-    done
-    dev=$(cat "$2/dev")
-    mknod "/vmtest/$1" c "${dev%:*}" "${dev#*:}" || die "mknod /vmtest/$1"
-}
-private_node out /sys/class/tty/hvc0
-private_node ctl /sys/class/tty/ttyS1
-stty -F /vmtest/ctl raw -echo -icanon -ixon 115200 || die "stty ctl"
-exec 3<>/vmtest/ctl
-exec 4>/vmtest/out
+open_channels
 
 # Ask the host for a hot-plug action and wait for its answer.
 host() { # ACTION
@@ -97,7 +72,6 @@ host() { # ACTION
     [ "$answer" = "OK $1" ] || die "host answered '$answer' to $1"
 }
 
-uptime_s() { cut -d' ' -f1 /proc/uptime; }
 
 case "$manager" in
 udevd)

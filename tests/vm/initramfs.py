@@ -199,6 +199,7 @@ def add_base(cpio, init_script):
     cpio.dir("dev")
     cpio.node("dev/console", stat.S_IFCHR, 5, 1)  # the kernel opens it for init; /dev is mounted over
     cpio.file(init_script, "init", 0o755)
+    cpio.file(os.path.join(os.path.dirname(os.path.abspath(__file__)), "guest-lib.sh"), "vmtest/lib.sh", 0o644)
     cpio.file("/usr/bin/busybox", "usr/bin/busybox", 0o755)
     applets = subprocess.run(["/usr/bin/busybox", "--list-full"], stdout=subprocess.PIPE,
                              text=True, check=True).stdout.split()

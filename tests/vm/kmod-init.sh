@@ -15,15 +15,9 @@
 export PATH=/usr/sbin:/usr/bin
 umask 022
 
-log() { echo "vmtest: $*"; }
-die() {
-    echo "vmtest: FATAL: $*"
-    [ -w /vmtest/out ] && echo "@@FATAL $*" >&4
-    [ -w /vmtest/ctl ] && echo "FATAL $*" >&3
-    sync
-    reboot -f
-    sleep 60
-}
+# log, warn, die, open_channels, uptime_s (tests/vm/guest-lib.sh)
+# shellcheck source=/dev/null
+. /vmtest/lib.sh
 
 mount -t proc -o nosuid,nodev,noexec proc /proc
 mount -t sysfs -o nosuid,nodev,noexec sysfs /sys
@@ -34,21 +28,7 @@ for m in virtio_pci virtio_console; do
     modprobe "$m" || die "modprobe $m"
 done
 
-private_node() { # NAME SYSFS-DIR
-    i=0
-    while [ ! -r "$2/dev" ]; do
-        i=$((i + 1))
-        [ $i -gt 100 ] && die "no $2/dev"
-        sleep 0.1
-    done
-    dev=$(cat "$2/dev")
-    mknod "/vmtest/$1" c "${dev%:*}" "${dev#*:}" || die "mknod /vmtest/$1"
-}
-private_node out /sys/class/tty/hvc0
-private_node ctl /sys/class/tty/ttyS1
-stty -F /vmtest/ctl raw -echo -icanon -ixon 115200 || die "stty ctl"
-exec 3<>/vmtest/ctl
-exec 4>/vmtest/out
+open_channels
 
 # The rules a driver author would ship with the class: mode, group and a link per device.
 cat >/etc/udev/rules.d/60-dmconv.rules <<'EOF'
