@@ -27,7 +27,7 @@ expect_eq() { # description, got, want
 	fi
 }
 
-mkdir -p "$tmp/bin" "$tmp/sys/class" "$tmp/sys/kernel" "$tmp/proc/sys/kernel" "$tmp/run" "$tmp/etc/default"
+mkdir -p "$tmp/bin" "$tmp/dev" "$tmp/sys/class" "$tmp/sys/kernel" "$tmp/proc/sys/kernel" "$tmp/run" "$tmp/etc/default"
 # devmanadm, mount, mountpoint: log their arguments; fail when "$tmp/fail-NAME" exists
 for prog in devmanadm mount mountpoint; do
 	cat > "$tmp/bin/$prog" <<STUB
@@ -71,8 +71,9 @@ STUB
 sed -e "s|$devmanadm|$tmp/bin/devmanadm|g" -e "s|$devmand|$tmp/bin/devmand|g" \
 	-e "s|^PATH=.*|PATH=$tmp/bin:\$PATH|" -e "s|/lib/lsb/init-functions|$tmp/init-functions|" \
 	-e "s|/etc/default/devman|$tmp/etc/default/devman|g" -e "s|/proc/sys/|$tmp/proc/sys/|g" \
+	-e "s| /dev/MAKEDEV| $tmp/dev/MAKEDEV|g" -e "s|-x /sbin/MAKEDEV|-x $tmp/sbin/MAKEDEV|" \
 	-e "s|\([ \"]\)/sys|\1$tmp/sys|g" -e "s|/run/|$tmp/run/|g" "$script" > "$tmp/devman"
-if grep -n -e ' /sys' -e '[ =]/run/' "$tmp/devman"; then
+if grep -n -e ' /sys' -e '[ =]/run/' -e ' /dev/[A-Za-z]' "$tmp/devman"; then
 	echo "FAIL - a system path of the script was not moved"
 	fail=1
 fi
@@ -103,6 +104,7 @@ begin Waiting for /dev to be fully populated
 devmanadm settle --timeout=180
 action-end 0"
 expect_eq "start clears both hotplug helpers" "$(cat "$tmp/proc/sys/kernel/hotplug" "$tmp/sys/kernel/uevent_helper" | tr -d "\n")" ""
+expect_eq "start links /dev/MAKEDEV to true, as udev's script does" "$(readlink "$tmp/dev/MAKEDEV")" /bin/true
 expect_eq "start creates the run directory" "$(test -d "$tmp/run/udev" && echo yes)" yes
 expect_eq "start keeps devmand alive at shutdown (sendsigs.omit.d)" \
 	"$(readlink "$tmp/run/sendsigs.omit.d/devmand")" "$tmp/run/devmand.pid"

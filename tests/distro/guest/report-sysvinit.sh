@@ -3,6 +3,8 @@
 # the background at the end of runlevel 2: writes sections "@@BEGIN name" ... "@@END rc name"
 # to ttyS1 (read by the host), then powers off.
 out=/dev/ttyS1
+# ttyS1 is a terminal: no colours or pager from udevadm
+export SYSTEMD_COLORS=0 SYSTEMD_PAGER=''
 stty -F "$out" raw -echo 115200 2>/dev/null
 exec 3>"$out"
 
