@@ -88,5 +88,20 @@ d = s.db_differences(ref, report("sysvinit-devman", "devman", db=[x for x in DB 
 expect([x[0] for x in d] == ["db /devices/pci0000:00/0000:00:03.0/virtio1/block/vdb S"], "a missing link is found: %s" % d)
 expect(len(s.compare(ref, report("sysvinit-devman", "devman", db=changed))) == 1, "compare fails on a database difference")
 
+# the kernel's input numbers differ between boots: compared as input*, unless ambiguous
+INPUT = ["P: /devices/platform/i8042/serio1/input/input%d", "E: DEVPATH=/devices/platform/i8042/serio1/input/input%d",
+         "E: ID_INPUT_MOUSE=1", "", "P: /devices/platform/i8042/serio1/input/input%d/event1", "N: input/event1"]
+
+
+def inputs(*numbers):
+    return report("x", "devman", db=[line % n if "%d" in line else line for n in numbers for line in INPUT + [""]])
+
+
+expect(s.db_differences(inputs(2), inputs(3)) == [], "input2 and input3 under the same parent are the same device")
+d = [x[0] for x in s.db_differences(inputs(2, 5), inputs(3, 5))]
+expect(d == ["db-missing /devices/platform/i8042/serio1/input/input2", "db-missing /devices/platform/i8042/serio1/input/input2/event1",
+             "db-extra /devices/platform/i8042/serio1/input/input3", "db-extra /devices/platform/i8042/serio1/input/input3/event1"],
+       "two inputs under one parent keep their numbers: %s" % d)
+
 print("%d failures" % len(failures))
 sys.exit(1 if failures else 0)

@@ -84,7 +84,7 @@ run() { # verb: runs the script, prints its exit status
 }
 nl='
 '
-ssd_start="start-stop-daemon --start --quiet --pidfile TMP/run/devmand.pid --exec TMP/bin/devmand --background --make-pidfile --notify-await --"
+ssd_start="start-stop-daemon --start --quiet --pidfile TMP/run/devmand.pid --exec TMP/bin/devmand --background --make-pidfile --notify-await -- --log-target=auto"
 
 echo /sbin/mdev > "$tmp/proc/sys/kernel/hotplug"
 echo /sbin/hotplug > "$tmp/sys/kernel/uevent_helper"
