@@ -16,6 +16,7 @@ import os
 import re
 import signal
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -56,17 +57,15 @@ class Env(distro.Env):
         return self.imgs
 
     def accel(self):
+        """distro.Env.accel's probe, keyed by this image's kernel."""
         imgs = self.images()
         kern = vmkernel.Kernel(os.path.join(self.cache, "base-sysvinit"))
 
         def probe(accel):
-            import tempfile
-            import initramfs as vminitramfs
-            import qemu as vmqemu
             with tempfile.TemporaryDirectory(prefix="devman-distro-probe.") as tmp:
                 img = os.path.join(tmp, "probe.cpio")
-                vminitramfs.build_probe(img, distro.PROBE_MARKER)
-                ok = vmqemu.probe(self.qemu, imgs["vmlinuz"], img, accel, 20, distro.PROBE_MARKER)
+                distro.vminitramfs.build_probe(img, distro.PROBE_MARKER)
+                ok = distro.vmqemu.probe(self.qemu, imgs["vmlinuz"], img, accel, 20, distro.PROBE_MARKER)
                 log("probe %s: %s" % (accel, "reached /init" if ok else "no /init"))
                 return ok
         return vmkernel.accelerator(self.cache, kern, self.qemu, probe)
