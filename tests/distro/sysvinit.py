@@ -71,16 +71,16 @@ class Env(distro.Env):
         return vmkernel.accelerator(self.cache, kern, self.qemu, probe)
 
 
-# The kernel numbers input devices (inputN, and their LEDs inputN::name) in probe order, which
-# differs between boots whatever the device manager does (modules load in parallel): compared
-# as input*, unless two of them share a parent.
-INPUT_NUMBER = re.compile(r"(/input/input|/input)\d+(?=/|::|$)")
+# The kernel numbers input devices (inputN, and their LEDs inputN::name) and wakeup sources
+# (wakeupN) in probe order, which differs between boots whatever the device manager does
+# (modules load in parallel): compared as input* and wakeup*, unless two share a parent.
+KERNEL_NUMBER = re.compile(r"/(input|wakeup)\d+(?=/|::|$)")
 
 
 def db_entries(rep):
     """{device path: {KEY: value}} from `udevadm info --export-db`: the node (N), links (S),
-    link priority (L), tags (G, Q), the driver (V) and the properties (E:KEY); input numbers
-    replaced by * in the path and in DEVPATH."""
+    link priority (L), tags (G, Q), the driver (V) and the properties (E:KEY); input and wakeup
+    numbers replaced by * in the path and in DEVPATH."""
     blocks = []
     for block in "\n".join(rep["sections"].get("db", [])).split("\n\n"):
         path, props, links = None, {}, set()
@@ -103,13 +103,13 @@ def db_entries(rep):
             if links:
                 props["S"] = links
             blocks.append((path, props))
-    keys = [INPUT_NUMBER.sub(r"\1*", path) for path, _ in blocks]
+    keys = [KERNEL_NUMBER.sub(r"/\1*", path) for path, _ in blocks]
     out = {}
     for key, (path, props) in zip(keys, blocks):
         if keys.count(key) > 1:  # two input devices under one parent: their own paths
             key = path
         elif "E:DEVPATH" in props:
-            props["E:DEVPATH"] = INPUT_NUMBER.sub(r"\1*", props["E:DEVPATH"])
+            props["E:DEVPATH"] = KERNEL_NUMBER.sub(r"/\1*", props["E:DEVPATH"])
         out[key] = props
     return out
 

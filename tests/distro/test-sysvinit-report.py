@@ -103,5 +103,9 @@ expect(d == ["db-missing /devices/platform/i8042/serio1/input/input2", "db-missi
              "db-extra /devices/platform/i8042/serio1/input/input3", "db-extra /devices/platform/i8042/serio1/input/input3/event1"],
        "two inputs under one parent keep their numbers: %s" % d)
 
+W = "P: /devices/LNXSYSTM:00/LNXSYBUS:00/PNP0A03:00/QEMU0002:00/wakeup/wakeup%d"
+expect(s.db_differences(report("x", "udev", db=[W % 13]), report("x", "devman", db=[W % 12])) == [],
+       "wakeup12 and wakeup13 under the same parent are the same device")
+
 print("%d failures" % len(failures))
 sys.exit(1 if failures else 0)
