@@ -36,6 +36,7 @@ SECTIONS = ["cmdline", "uptime", "waited", "runlevel", "init", "getty", "mounts"
 # what the init script's verbs print in report-sysvinit.sh's init_script_cycle: LSB status
 # codes (0 running, 3 not running), then a change event handled by the restarted manager
 CYCLE = ["status rc 0", "stop rc 0", "stopped-status rc 3", "start rc 0", "restarted-status rc 0",
+         "restart rc 0", "after-restart-status rc 0", "reload rc 0",
          "trigger rc 0", "settle rc 0", "ID_SERIAL=" + image.DATA_SERIAL]
 # database lines compared as sets (their order is not meaningful) or not at all (time stamps)
 DB_SET_KEYS = {"DEVLINKS", "TAGS", "CURRENT_TAGS"}

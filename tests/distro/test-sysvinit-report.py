@@ -27,7 +27,7 @@ DB = ["P: /devices/pci0000:00/0000:00:03.0/virtio1/block/vdb", "M: vdb", "N: vdb
       "E: ID_SERIAL=devman-data", "E: TAGS=:systemd:", "E: USEC_INITIALIZED=1234", "",
       "P: /devices/virtual/mem/null", "N: null", "E: DEVNAME=/dev/null"]
 CYCLE = ["x is running.", "status rc 0", "stop rc 0", "stopped-status rc 3", "start rc 0",
-         "restarted-status rc 0", "trigger rc 0", "settle rc 0", "ID_SERIAL=devman-data"]
+         "restarted-status rc 0", "restart rc 0", "after-restart-status rc 0", "reload rc 0", "trigger rc 0", "settle rc 0", "ID_SERIAL=devman-data"]
 
 
 def report(variant, manager, runlevel="N 2", db=DB, cycle=CYCLE, getty=True, init=None,

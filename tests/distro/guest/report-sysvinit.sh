@@ -41,7 +41,8 @@ echo "@@VARIANT $(cat /etc/devman-distro-variant)" >&3
 script=/etc/init.d/$manager
 
 # the init script's verbs on the running system: status, stop (the control socket goes),
-# start (daemon, coldplug, settle), and a change event of the data disk handled afterwards
+# start (daemon, coldplug, settle), restart, reload, and a change event of the data disk
+# handled afterwards
 init_script_cycle() {
     "$script" status
     echo "status rc $?"
@@ -54,6 +55,12 @@ init_script_cycle() {
     echo "start rc $?"
     "$script" status
     echo "restarted-status rc $?"
+    "$script" restart
+    echo "restart rc $?"
+    "$script" status
+    echo "after-restart-status rc $?"
+    "$script" reload
+    echo "reload rc $?"
     udevadm trigger --action=change --sysname-match=vdb
     echo "trigger rc $?"
     udevadm settle --timeout=60
