@@ -69,6 +69,11 @@ static int apply_one(const char *name, mode_t mode, uid_t uid, gid_t gid, char *
                 return 0;
         char proc[64];
         snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+        /* as systemd-udevd 252: a rule that sets an owner or a group but no mode gives the node
+         * 0660 with a group, else 0600 (kmod's static nodes start as 0600 root:root; under
+         * systemd its tmpfiles set the same modes, under sysvinit nothing else does) */
+        if (mode == (mode_t)-1 && (uid != (uid_t)-1 || gid != (gid_t)-1))
+                mode = gid != (gid_t)-1 ? 0660 : 0600;
         bool changed = false;
         if ((uid != (uid_t)-1 && st.st_uid != uid) || (gid != (gid_t)-1 && st.st_gid != gid)) {
                 if (fchownat(fd, "", uid, gid, AT_EMPTY_PATH) < 0)

@@ -80,6 +80,8 @@ def expected_files(o):
             exp[os.path.join(unitdir, u)] = (0o644, 'unit')
     if o['sysvinit']:
         exp[os.path.join(datadir, 'devman', 'devman.rcS')] = (0o755, 'script')
+        if not o['openrc']:  # the same path as OpenRC's script, which wins
+            exp[os.path.join(sysconfdir, 'init.d', 'devman')] = (0o755, 'script')
     if o['openrc']:
         for s in ('devman', 'devman-trigger', 'devman-settle'):
             exp[os.path.join(sysconfdir, 'init.d', s)] = (0o755, 'script')

@@ -27,6 +27,12 @@ static void test_apply(void)
         mkdir(path, 0755);
         snprintf(path, sizeof(path), "%s/snd/seq", dev);
         CHECK_INT(mknod(path, S_IFCHR | 0600, makedev(116, 1)), 0);
+        /* a group and no mode (Debian's 50-udev-default.rules: loop-control, snd/timer) */
+        snprintf(path, sizeof(path), "%s/loop-control", dev);
+        CHECK_INT(mknod(path, S_IFCHR | 0600, makedev(10, 237)), 0);
+        /* tags only: the permissions stay */
+        snprintf(path, sizeof(path), "%s/tagonly", dev);
+        CHECK_INT(mknod(path, S_IFCHR | 0600, makedev(10, 238)), 0);
         /* a planted symlink and a regular file with static-node names */
         snprintf(victim, sizeof(victim), "%s/victim", top);
         int fd = open(victim, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
@@ -43,7 +49,9 @@ static void test_apply(void)
               "KERNEL==\"seq\", OPTIONS+=\"static_node=snd/seq\", GROUP=\"disk\", MODE=\"0660\", TAG+=\"uaccess\"\n"
               "OPTIONS+=\"static_node=evil\", MODE=\"0666\"\n"
               "OPTIONS+=\"static_node=plain\", MODE=\"0666\"\n"
-              "OPTIONS+=\"static_node=missing\", MODE=\"0666\"\n",
+              "OPTIONS+=\"static_node=missing\", MODE=\"0666\"\n"
+              "KERNEL==\"loop-control\", GROUP=\"disk\", OPTIONS+=\"static_node=loop-control\"\n"
+              "KERNEL==\"tagonly\", TAG+=\"uaccess\", OPTIONS+=\"static_node=tagonly\"\n",
               f);
         fclose(f);
 
@@ -53,13 +61,17 @@ static void test_apply(void)
         CHECK_INT(rules_load(&o, &r), 0);
         int devfd = open(dev, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         int runfd = open(run, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        CHECK_INT(static_perms_apply(devfd, "/dev", runfd, r), 2);
+        CHECK_INT(static_perms_apply(devfd, "/dev", runfd, r), 3);
 
         struct stat st;
         snprintf(path, sizeof(path), "%s/fuse", dev);
         CHECK(stat(path, &st) == 0 && (st.st_mode & 07777) == 0666);
         snprintf(path, sizeof(path), "%s/snd/seq", dev);
         CHECK(stat(path, &st) == 0 && (st.st_mode & 07777) == 0660 && st.st_gid == getgrnam("disk")->gr_gid);
+        snprintf(path, sizeof(path), "%s/loop-control", dev);
+        CHECK(stat(path, &st) == 0 && (st.st_mode & 07777) == 0660 && st.st_gid == getgrnam("disk")->gr_gid);
+        snprintf(path, sizeof(path), "%s/tagonly", dev);
+        CHECK(stat(path, &st) == 0 && (st.st_mode & 07777) == 0600 && st.st_uid == 0 && st.st_gid == 0);
         char target[256] = "";
         snprintf(path, sizeof(path), "%s/static_node-tags/uaccess/snd\\x2fseq", run);
         ssize_t n = readlink(path, target, sizeof(target) - 1);
