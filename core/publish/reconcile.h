@@ -5,11 +5,11 @@
  * the devices sysfs has now.
  *  - Devices that are gone: their node (found through /dev/char|block/M:m), their link claims,
  *    database entry and tags are removed.
- *  - After a crash only (the previous daemon did not exit cleanly): devices whose processing
- *    was cut short, or that appeared while no daemon ran, are listed for a synthetic add event
- *    (a device with a devt whose node is missing, or a network interface or device with a
- *    devt that has no database entry). After a clean exit or on a fresh boot, coldplug is the
- *    trigger's job.
+ *  - After a crash only (the previous daemon did not exit cleanly): every present device is
+ *    listed for a synthetic add event. The events the daemon had read and not finished died
+ *    with it and left no trace: a device with a node and a database entry may still have had a
+ *    change queued, or an add cut short after its entry was written (RUN, broadcast). After a
+ *    clean exit or on a fresh boot, coldplug is the trigger's job.
  * Nothing is removed that cannot be tied to a gone device, so nodes made by devtmpfs or by
  * hand stay untouched.
  */
