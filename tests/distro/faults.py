@@ -171,12 +171,14 @@ def check_kill(rep):
                  "The previous daemon did not exit cleanly: reconciling"):
         if not any(want in line for line in allj):
             p.append("devman-kill: the journal has no %r" % want)
-    # the trigger was still at work when the daemon died: the kill came before the trigger's end
-    trig = [i for i, line in enumerate(allj) if "Finished devman-trigger.service" in line
-            or "Finished Coldplug all devices with devman" in line]
+    # coldplug was still being processed: the kill came before the settle unit finished (the
+    # trigger unit itself may be done: the kernel socket holds its events for the daemon)
+    settled = [i for i, line in enumerate(allj) if "Finished devman-settle.service" in line]
     kill_i = [i for i, line in enumerate(allj) if KILL_TAG + "[" in line]
-    if trig and kill_i and kill_i[0] > trig[0]:
-        p.append("devman-kill: the daemon was killed after the trigger had finished, not during coldplug")
+    if not settled:
+        p.append("devman-kill: the journal has no 'Finished devman-settle.service'")
+    elif kill_i and kill_i[0] > settled[0]:
+        p.append("devman-kill: the daemon was killed after coldplug had settled")
     return p
 
 

@@ -29,7 +29,7 @@ KILLED = [
     "[    9.2] devman-distro systemd[1]: devman.service: Failed with result 'signal'.",
     "[    9.3] devman-distro systemd[1]: devman.service: Scheduled restart job, restart counter is at 1.",
     "[    9.5] devman-distro devmand[420]: The previous daemon did not exit cleanly: reconciling",
-    "[   10.9] devman-distro systemd[1]: Finished devman-trigger.service - Coldplug all devices with devman.",
+    "[   10.9] devman-distro systemd[1]: Finished devman-settle.service - Wait for devman to finish device initialization.",
 ]
 UNITS = ["Id=devman.service", "ActiveState=active", "SubState=running", "NRestarts=1"]
 good = rep(journal_manager_all=KILLED, manager_units=UNITS)
@@ -40,8 +40,8 @@ expect(any("NRestarts" in p for p in f.check_kill(rep(journal_manager_all=KILLED
 expect(any("1 kill" in p or "0 kill" in p for p in f.check_kill(rep(journal_manager_all=KILLED[1:], manager_units=UNITS))),
        "no kill message is a problem")
 late = KILLED[1:5] + [KILLED[5], KILLED[0]]
-expect(any("after the trigger" in p for p in f.check_kill(rep(journal_manager_all=late, manager_units=UNITS))),
-       "a kill after the trigger finished is not a coldplug fault")
+expect(any("after coldplug had settled" in p for p in f.check_kill(rep(journal_manager_all=late, manager_units=UNITS))),
+       "a kill after settle finished is not a coldplug fault")
 expect(any("did not exit cleanly" in p for p in f.check_kill(rep(journal_manager_all=KILLED[:4] + KILLED[5:],
                                                                    manager_units=UNITS))),
        "a restarted daemon that did not notice the crash is a problem")
