@@ -12,7 +12,7 @@ a fault, and held to the same checks and comparison as a plain boot. See tests/R
 The fault images are copies of root-devman.img with a few files written by debugfs (no loop
 device, no second mkfs of the tree).
 
-  faults.py test                  the udevd and devman boots, both fault boots, checks, comparison
+  faults.py test                  the udevd boot (the reference), both fault boots, checks, comparison
   faults.py boot VARIANT          one boot (devman-kill or devman-badrules); its parsed report
   faults.py evaluate              checks and comparison of the last reports, without booting
 
@@ -230,7 +230,8 @@ def fault_extra(subject):
 
 
 def db_entries(rep):
-    """{devpath: sorted lines} of `udevadm info --export-db`, without the time stamps."""
+    """{devpath: sorted lines} of `udevadm info --export-db`, without the time stamps; links
+    and tags in order."""
     out = {}
     for block in "\n".join(rep["sections"].get("db", [])).split("\n\n"):
         lines = [line for line in block.splitlines() if line.strip()]
@@ -241,22 +242,26 @@ def db_entries(rep):
         for line in lines:
             if line.startswith("E: USEC_INITIALIZED="):
                 continue
-            if line.startswith("E: DEVLINKS="):  # the order of the links is not meaningful
-                line = "E: DEVLINKS=" + " ".join(sorted(line[len("E: DEVLINKS="):].split()))
+            key, _, value = line.partition("=")
+            # the order of links and tags is not meaningful (udevd keeps them in a hash set)
+            if key == "E: DEVLINKS":
+                line = key + "=" + " ".join(sorted(value.split()))
+            elif key in ("E: TAGS", "E: CURRENT_TAGS"):
+                line = key + "=:" + "".join(t + ":" for t in sorted(filter(None, value.split(":"))))
             keep.append(line)
         out[path] = sorted(keep)
     return out
 
 
 def db_differences(ref, rep):
-    """Database entries that differ from the plain devman boot's (same daemon, no fault)."""
+    """Database entries that differ from the reference (udevd) boot's."""
     out = []
     a, b = db_entries(ref), db_entries(rep)
     for path in sorted(set(a) | set(b)):
         if a.get(path) != b.get(path):
             only_ref = sorted(set(a.get(path, [])) - set(b.get(path, [])))
             only_rep = sorted(set(b.get(path, [])) - set(a.get(path, [])))
-            out.append("db %s: devman only %s, fault boot only %s" % (path, only_ref, only_rep))
+            out.append("db %s: udevd only %s, fault boot only %s" % (path, only_ref, only_rep))
     return out
 
 
@@ -276,7 +281,7 @@ def evaluate_fault(reps, variant):
             p.append("%s: %s" % (variant, diff))
     ignore = (lambda s: "DEVMAN_FAULT_GOOD" in s or "devman-fault/" in s) if variant == "devman-badrules" \
         else (lambda s: False)
-    p += ["%s: %s" % (variant, d) for d in db_differences(reps["devman"], rep) if not ignore(d)]
+    p += ["%s: %s" % (variant, d) for d in db_differences(reps["udevd"], rep) if not ignore(d)]
     return p
 
 
@@ -297,10 +302,8 @@ def summary(reps):
 
 
 def evaluate(env):
-    reps = {v: distro.load(env, v) for v in ("udevd", "devman") + FAULTS}
-    problems = []
-    for v in ("udevd", "devman"):
-        problems += guestreport.check_boot(reps[v], v)
+    reps = {v: distro.load(env, v) for v in ("udevd",) + FAULTS}
+    problems = guestreport.check_boot(reps["udevd"], "udevd")
     for v in FAULTS:
         problems += evaluate_fault(reps, v)
     print(summary(reps))
@@ -325,11 +328,11 @@ def main(argv):
             raise image.Unavailable("debugfs (e2fsprogs) is not installed")
         make_images(env)
         accel = env.accel()
-        if cmd == "boot" and len(argv) == 3 and argv[2] in FAULTS + ("udevd", "devman"):
+        if cmd == "boot" and len(argv) == 3 and argv[2] in FAULTS + ("udevd",):
             print(json.dumps(distro.run_boot(env, argv[2], accel), indent=1, sort_keys=True))
             return 0
         if cmd == "test":
-            for variant in ("udevd", "devman") + FAULTS:
+            for variant in ("udevd",) + FAULTS:
                 distro.run_boot(env, variant, accel)
             return evaluate(env)
     except image.Unavailable as e:

@@ -77,12 +77,14 @@ expect(f.fault_extra("unit-extra dev-devman\\x2dfault-good\\x2dfirst.device")
        and f.fault_extra("dev /dev/devman-fault/good-last") and not f.fault_extra("dev /dev/vdb"),
        "only the good lines' links are expected extras")
 
-db_a = rep(db=["P: /devices/a", "N: a", "E: USEC_INITIALIZED=100", "E: DEVLINKS=/dev/x /dev/y", "",
+db_a = rep(db=["P: /devices/a", "N: a", "E: USEC_INITIALIZED=100", "E: DEVLINKS=/dev/x /dev/y",
+               "E: TAGS=:seat:uaccess:systemd:", "",
                "P: /devices/b", "E: ID_X=1"])
-db_b = rep(db=["P: /devices/a", "N: a", "E: USEC_INITIALIZED=200", "E: DEVLINKS=/dev/y /dev/x", "",
+db_b = rep(db=["P: /devices/a", "N: a", "E: USEC_INITIALIZED=200", "E: DEVLINKS=/dev/y /dev/x",
+               "E: TAGS=:seat:systemd:uaccess:", "",
                "P: /devices/b", "E: ID_X=2"])
 diffs = f.db_differences(db_a, db_b)
 expect(len(diffs) == 1 and "/devices/b" in diffs[0] and "ID_X=2" in diffs[0],
-       "database entries compared without time stamps and link order: %s" % diffs)
+       "database entries compared without time stamps, link and tag order: %s" % diffs)
 
 sys.exit(1 if failures else 0)
