@@ -168,10 +168,12 @@ def check_kill(rep):
                  "The previous daemon did not exit cleanly: reconciling"):
         if not any(want in line for line in allj):
             p.append("devman-kill: the journal has no %r" % want)
-    # the restarted daemon processes every device again: what the killed one lost among them
-    redo = [int(m.group(1)) for m in (re.search(r"Reconciled with the previous state: .*; (\d+) devices to process",
-                                                line) for line in allj) if m]
-    if not redo or redo[-1] == 0:
+    # the restarted daemon processes every device again (by a synthetic add, or by the event
+    # waiting for it in the kernel socket): what the killed one lost among them
+    redo = [(int(m.group(1)), int(m.group(2))) for m in (re.search(
+        r"Reconciled with the previous state: .*; (\d+) devices to process again, (\d+) more have events waiting",
+        line) for line in allj) if m]
+    if not redo or sum(redo[-1]) == 0:
         p.append("devman-kill: the restarted daemon listed no device to process again (%s)" % redo)
     # coldplug was still being processed: the kill came before the settle unit finished (the
     # trigger unit itself may be done: the kernel socket holds its events for the daemon)

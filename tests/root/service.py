@@ -7,6 +7,7 @@
 # Usage: service.py BUILDDIR  (root; exits 77 otherwise)
 import fcntl
 import os
+import re
 import select
 import shutil
 import socket
@@ -326,6 +327,7 @@ def test_settle_across_kill():
     time.sleep(0.5)
     proc.kill()
     proc.wait()
+    trigger_null()  # raised while no daemon runs: it waits in the kept kernel socket
     time.sleep(0.3)
     check(settle.poll() is None, 'settle across a kill: settle still waits while no daemon runs')
     restarted = time.monotonic()
@@ -340,9 +342,17 @@ def test_settle_across_kill():
     check(os.path.exists(entry) and 'E:DEVMAN_SLOW=1' in open(entry).read().split('\n'),
           'settle across a kill: null was processed by the restarted daemon')
     check(stop(proc, inst) == 0, 'settle across a kill: devmand exits 0')
+    log.close()
+    with open(log.name, errors='replace') as f:
+        text = f.read()
+    # null's waiting change event processes it: no synthetic add of its own (nor of any device
+    # with an event waiting)
+    m = re.search(r'(\d+) devices to process again, (\d+) more have events waiting', text)
+    check(m and int(m.group(1)) > 0 and int(m.group(2)) >= 1,
+          'settle across a kill: the restarted daemon adds the devices without a waiting event (%s)'
+          % (m.group(0) if m else 'no reconcile line'))
     kern.close()
     ctrl.close()
-    log.close()
 
 
 def test_console_and_log_level():
