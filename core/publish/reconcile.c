@@ -146,6 +146,21 @@ int reconcile(struct model *m, int devfd, int runfd, const char *run_root, bool 
          * and a database entry may have had a change queued, an add whose database entry was
          * written but whose RUN programs and announcement never came, or an entry left by
          * another manager (the initramfs' udevd). */
+        if (after_crash) {
+                /* first what the trigger's subsystems pass announces: buses, drivers and modules
+                 * (a module's add, for systemd's sys-module-*.device, may be among the lost) */
+                _cleanup_strv_free_ char **subsystems = NULL;
+                r = sysfs_enumerate(model_sysfs_root(m), SYSFS_ENUM_SUBSYSTEMS, &subsystems, NULL);
+                if (r < 0)
+                        goto finish;
+                STRV_FOREACH(p, subsystems) {
+                        if (strv_builder_push_copy(&add, *p) < 0) {
+                                r = -ENOMEM;
+                                goto finish;
+                        }
+                        stats->to_add++;
+                }
+        }
         STRV_FOREACH(p, after_crash ? paths : NULL) {
                 if (!model_get(m, *p))
                         continue;

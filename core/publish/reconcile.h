@@ -5,7 +5,8 @@
  * the devices sysfs has now.
  *  - Devices that are gone: their node (found through /dev/char|block/M:m), their link claims,
  *    database entry and tags are removed.
- *  - After a crash only (the previous daemon did not exit cleanly): every present device is
+ *  - After a crash only (the previous daemon did not exit cleanly): every bus, driver and
+ *    module (what the trigger's subsystems pass announces), then every present device, is
  *    listed for a synthetic add event. The events the daemon had read and not finished died
  *    with it and left no trace: a device with a node and a database entry may still have had a
  *    change queued, or an add cut short after its entry was written (RUN, broadcast). After a
@@ -26,8 +27,8 @@ struct reconcile_stats {
         unsigned to_add;        /* devices listed for an add event */
 };
 
-/* m must be scanned (model_scan). *ret_add gets the devpaths needing an add event (parents
- * first; NULL-terminated, owned by the caller). 0 or -errno; single failures are logged and
- * skipped. */
+/* m must be scanned (model_scan). *ret_add gets the devpaths needing an add event (subsystem
+ * kobjects first, then devices, parents first; NULL-terminated, owned by the caller). 0 or
+ * -errno; single failures are logged and skipped. */
 int reconcile(struct model *m, int devfd, int runfd, const char *run_root, bool after_crash, char ***ret_add,
               struct reconcile_stats *stats);
