@@ -53,14 +53,6 @@ static int remove_stale_node(int devfd, const char *id)
         return node_remove(devfd, NULL, rel, type, devnum);
 }
 
-static bool has_node(int devfd, const struct device *d)
-{
-        struct stat st;
-        if (fstatat(devfd, d->devname, &st, AT_SYMLINK_NOFOLLOW) < 0)
-                return false;
-        return st.st_rdev == d->devnum && (d->devnum_type == 'b' ? S_ISBLK(st.st_mode) : S_ISCHR(st.st_mode));
-}
-
 int reconcile(struct model *m, int devfd, int runfd, const char *run_root, bool after_crash, char ***ret_add,
               struct reconcile_stats *stats)
 {
@@ -148,21 +140,35 @@ int reconcile(struct model *m, int devfd, int runfd, const char *run_root, bool 
         else if (r < 0)
                 log_warning_errno(r, "Cannot check the link claims, ignoring: %m");
 
-        /* devices whose processing a crash cut short (after a clean exit, or on a fresh boot,
-         * coldplug is the trigger's job, not ours) */
-        STRV_FOREACH(p, after_crash ? paths : NULL) {
-                struct device *d = model_get(m, *p);
-                _cleanup_free_ char *id = NULL, *entry = NULL;
-                if (!d || device_get_id(d, &id) < 0)
-                        continue;
-                bool missing_node = d->devnum_type && d->devname && !has_node(devfd, d);
-                bool missing_entry = false;
-                if (d->devnum_type || d->ifindex > 0) {
-                        entry = path_join(datadir, id);
-                        missing_entry = entry && access(entry, F_OK) < 0;
-                }
-                if ((missing_node || missing_entry) && strv_builder_push_copy(&add, *p) >= 0)
+        /* After a crash every present device is processed again (after a clean exit, or on a
+         * fresh boot, coldplug is the trigger's job, not ours). The events the daemon had read
+         * and not finished died with it, and nothing on disk tells which: a device with a node
+         * and a database entry may have had a change queued, an add whose database entry was
+         * written but whose RUN programs and announcement never came, or an entry left by
+         * another manager (the initramfs' udevd). */
+        if (after_crash) {
+                /* first what the trigger's subsystems pass announces: buses, drivers and modules
+                 * (a module's add, for systemd's sys-module-*.device, may be among the lost) */
+                _cleanup_strv_free_ char **subsystems = NULL;
+                r = sysfs_enumerate(model_sysfs_root(m), SYSFS_ENUM_SUBSYSTEMS, &subsystems, NULL);
+                if (r < 0)
+                        goto finish;
+                STRV_FOREACH(p, subsystems) {
+                        if (strv_builder_push_copy(&add, *p) < 0) {
+                                r = -ENOMEM;
+                                goto finish;
+                        }
                         stats->to_add++;
+                }
+        }
+        STRV_FOREACH(p, after_crash ? paths : NULL) {
+                if (!model_get(m, *p))
+                        continue;
+                if (strv_builder_push_copy(&add, *p) < 0) {
+                        r = -ENOMEM;
+                        goto finish;
+                }
+                stats->to_add++;
         }
         r = 0;
         char **v = strv_builder_take(&add);

@@ -14,6 +14,9 @@
 #include "sysfs.h"
 #include "time-util.h"
 
+/* unanswered closes of the control connection before settle falls back to the queue file */
+#define WAIT_IDLE_CLOSES 3
+
 int adm_wait_for_queue(const struct adm_ctx *ctx, double timeout_sec)
 {
         _cleanup_free_ char *queue = path_join(ctx->run_root, "queue");
@@ -28,15 +31,25 @@ int adm_wait_for_queue(const struct adm_ctx *ctx, double timeout_sec)
         _cleanup_free_ char *control = path_join(ctx->run_root, "control");
         if (!control)
                 return -ENOMEM;
-        int cfd = ctrl_client_connect(control);
-        if (cfd >= 0) {
-                int r = ctrl_client_wait_idle(cfd, (uint64_t)(timeout_sec * 1e6));
+        /* A close without an answer is a daemon that died while we waited (killed in a storm;
+         * its restarted successor takes the listening socket from the service manager, and
+         * with it the events) or one that does not know the request: ask again, and after
+         * WAIT_IDLE_CLOSES such closes the queue file decides. */
+        for (unsigned closes = 0; closes < WAIT_IDLE_CLOSES; closes++) {
+                double left = deadline - ((double)time_now_usec() / 1e6);
+                if (left <= 0)
+                        return -ETIMEDOUT;
+                int cfd = ctrl_client_connect(control);
+                if (cfd < 0)
+                        break; /* no daemon (nor a socket kept for one) */
+                int r = ctrl_client_wait_idle(cfd, (uint64_t)(left * 1e6));
                 close(cfd);
                 if (r > 0)
                         return 0;
                 if (r == -ETIMEDOUT)
                         return r;
-                /* a daemon that does not know the request: its close answered as a ping does */
+                if (r < 0)
+                        break;
         }
 
         /* Nothing queued: done, without the cost of an inotify instance. */

@@ -898,15 +898,33 @@ static int reconcile_previous(struct manager *m)
         int r = reconcile(m->model, m->devfd, m->runfd, m->run_root, crashed, &add, &st);
         if (r < 0)
                 return log_error_errno(r, "Cannot reconcile with the previous state in %s: %m", m->run_root);
+        /* What waits in the kernel socket (kept by the service manager while no daemon ran) is
+         * queued first: a device with an event there is processed by that event and needs no
+         * synthetic add. After a crash in coldplug that is most of them. */
+        struct hashmap *waiting = NULL;
+        size_t n_waiting = 0, n_added = 0;
+        if (add && *add) {
+                while (read_kernel(m, 1024) > 0 && !m->kernel_drained)
+                        ;
+                waiting = hashmap_new_string();
+                for (struct event *e = m->queue.head; waiting && e; e = e->next)
+                        if (hashmap_put(waiting, e->uevent->devpath, e) == -ENOMEM)
+                                waiting = hashmap_free(waiting); /* then every device gets its add */
+        }
         STRV_FOREACH(p, add) {
                 struct uevent *ev = NULL;
-                if (uevent_new(UEVENT_ADD, *p, NULL, &ev) >= 0)
-                        queue_uevent(m, ev);
+                if (waiting && hashmap_get(waiting, *p)) {
+                        n_waiting++;
+                        continue;
+                }
+                if (uevent_new(UEVENT_ADD, *p, NULL, &ev) >= 0 && queue_uevent(m, ev) >= 0)
+                        n_added++;
         }
+        hashmap_free(waiting);
         if (st.stale_entries || st.stale_nodes || st.stale_claims || st.to_add)
                 log_notice("Reconciled with the previous state: %u stale entries, %u stale nodes, %u stale link "
-                           "claims removed; %u devices to process",
-                           st.stale_entries, st.stale_nodes, st.stale_claims, st.to_add);
+                           "claims removed; %zu devices to process again, %zu more have events waiting",
+                           st.stale_entries, st.stale_nodes, st.stale_claims, n_added, n_waiting);
         return 0;
 }
 

@@ -7,6 +7,7 @@
 # Usage: service.py BUILDDIR  (root; exits 77 otherwise)
 import fcntl
 import os
+import re
 import select
 import shutil
 import socket
@@ -293,6 +294,67 @@ def test_socket_activation():
     check(n >= 3, 'socket activation: all three changes were queued as events (%d)' % n)
 
 
+def test_settle_across_kill():
+    """devmanadm settle waits through a SIGKILL of the daemon: the restarted one (the service
+    manager keeps the sockets) answers it once the events the killed one lost are done."""
+    inst = Instance('settle-kill')
+    slow = os.path.join(tmp, 'slow-rules')
+    os.makedirs(slow)
+    with open(os.path.join(slow, '50-slow.rules'), 'w') as f:
+        f.write('SUBSYSTEM=="mem", KERNEL=="null", PROGRAM=="/bin/sleep 2", ENV{DEVMAN_SLOW}="1"\n')
+    kern = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_KOBJECT_UEVENT)
+    kern.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
+    kern.bind((0, 1))
+    ctrl = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    ctrl.bind(inst.control)
+    ctrl.listen(16)
+    kfd, cfd = kern.fileno(), ctrl.fileno()
+
+    def child():
+        hk, hc = fcntl.fcntl(kfd, fcntl.F_DUPFD, 100), fcntl.fcntl(cfd, fcntl.F_DUPFD, 100)
+        os.dup2(hk, 3)
+        os.dup2(hc, 4)
+        os.environ['LISTEN_PID'] = str(os.getpid())
+        os.environ['LISTEN_FDS'] = '2'
+
+    log = open(os.path.join(tmp, 'settle-kill.log'), 'wb')
+    args = inst.args('--rules-dir', slow, '--log-level=notice')
+    proc = subprocess.Popen(args, pass_fds=(3, 4), preexec_fn=child, stderr=log)
+    check(inst.wait_ping(), 'settle across a kill: devmand answers')
+    trigger_null()  # its PROGRAM runs 2 s
+    time.sleep(0.5)
+    settle = subprocess.Popen([devmanadm, '--dev', inst.dev, '--run', inst.run, 'settle', '--timeout=60'])
+    time.sleep(0.5)
+    proc.kill()
+    proc.wait()
+    trigger_null()  # raised while no daemon runs: it waits in the kept kernel socket
+    time.sleep(0.3)
+    check(settle.poll() is None, 'settle across a kill: settle still waits while no daemon runs')
+    restarted = time.monotonic()
+    proc = subprocess.Popen(args, pass_fds=(3, 4), preexec_fn=child, stderr=log)
+    rc = settle.wait(timeout=90)
+    waited = time.monotonic() - restarted
+    check(rc == 0, 'settle across a kill: settle returns 0 (%s)' % rc)
+    # the restarted daemon processes null again (a crash: every device), its PROGRAM takes 2 s
+    check(waited >= 1.5, 'settle across a kill: settle returned %.1f s after the restart, not before '
+          'the restarted daemon was done' % waited)
+    entry = os.path.join(inst.run, 'data', 'c1:3')
+    check(os.path.exists(entry) and 'E:DEVMAN_SLOW=1' in open(entry).read().split('\n'),
+          'settle across a kill: null was processed by the restarted daemon')
+    check(stop(proc, inst) == 0, 'settle across a kill: devmand exits 0')
+    log.close()
+    with open(log.name, errors='replace') as f:
+        text = f.read()
+    # null's waiting change event processes it: no synthetic add of its own (nor of any device
+    # with an event waiting)
+    m = re.search(r'(\d+) devices to process again, (\d+) more have events waiting', text)
+    check(m and int(m.group(1)) > 0 and int(m.group(2)) >= 1,
+          'settle across a kill: the restarted daemon adds the devices without a waiting event (%s)'
+          % (m.group(0) if m else 'no reconcile line'))
+    kern.close()
+    ctrl.close()
+
+
 def test_console_and_log_level():
     inst = Instance('console')
     log = open(os.path.join(tmp, 'console.log'), 'wb')
@@ -377,7 +439,7 @@ try:
         print('no /sys/devices/virtual/mem/null: skipped')
         sys.exit(77)
     for t in (test_sd_notify, test_ready_fd, test_daemon, test_daemon_fails, test_socket_activation,
-              test_console_and_log_level, test_kmsg, test_syslog):
+              test_settle_across_kill, test_console_and_log_level, test_kmsg, test_syslog):
         print('# ' + t.__name__, flush=True)
         t()
 finally:
