@@ -88,6 +88,23 @@ udevadm_cycle() {
     cat "$mon"
 }
 
+# issue 28 part 3 (tests/distro/initrd.py): what devman's initramfs scripts recorded, the
+# mount of /, the by-uuid links, and the device managers' lines of the kernel log (where an
+# initramfs daemon logs)
+initramfs_report() {
+    echo "== stamp"
+    cat /run/devman/initramfs
+    echo "== rootmount"
+    grep '^[0-9]* [0-9]* [0-9:]* / / ' /proc/self/mountinfo
+    echo "== by-uuid"
+    for l in /dev/disk/by-uuid/*; do
+        echo "$l $(readlink -f "$l")"
+    done
+    echo "== kmsg"
+    journalctl -b -k -q -o short-monotonic --no-pager | grep -e 'devmand\[' -e 'udevd\['
+    echo "== end"
+}
+
 # the boot jobs, getty's wait for its device included, are done (bounded by the host's watchdog)
 state=$(systemctl is-system-running --wait 2>&1)
 echo "@@STATE $state" >&3
@@ -136,6 +153,7 @@ else
 fi
 section journal-manager-all journalctl -b -q -o short-monotonic --no-pager -u "$manager*" -u "systemd-udev*"
 section journal-warnings journalctl -b -q -p warning -o short-monotonic --no-pager
+section initramfs initramfs_report
 echo "@@DONE" >&3
 exec 3>&-
 systemctl poweroff --no-block

@@ -1,0 +1,281 @@
+#!/usr/bin/env python3
+"""The distro suite's initramfs boot (issue 28, part 3): Debian 12's initramfs-tools with
+devman instead of udev in the initramfs, through the hook and scripts devman installs
+(-Dinitramfs-tools=enabled, units/initramfs-tools). See tests/README.md ("distro").
+
+  initrd.py test      the image (update-initramfs in the chroot), two boots and the checks
+  initrd.py evaluate  the checks of the last two reports, without booting
+
+The devman-initrd image is the devman image (devman.service, udevd's units masked) whose
+/boot/initrd.img was made again by `update-initramfs -u` with devman's hook installed; it
+boots with root=UUID=. The reference is the devman image booted with Debian's initramfs
+(udevd in the initramfs, then the real root's devman takes over udevd's database). Both boots
+get devman.log_level=debug (every processed event is logged with its kernel seqnum),
+printk.devkmsg=on and a large log buffer (the initramfs' devmand logs to /dev/kmsg, which the
+journal keeps).
+
+Exit status: 0 pass, 1 fail, 77 skip (not root, no QEMU, debootstrap not obtainable)."""
+
+import json
+import os
+import re
+import shutil
+import signal
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import distro  # noqa: E402
+import guestreport  # noqa: E402
+import image  # noqa: E402
+
+VARIANT = "devman-initrd"
+REFERENCE = "devman"
+# the variant is the devman set-up (settle unit pulled in), with another initramfs
+image.MANAGER.setdefault(VARIANT, "devman")
+image.SETTLED.setdefault(VARIANT, True)
+APPEND = "devman.log_level=debug printk.devkmsg=on log_buf_len=16M"
+ROOT_LINK = "/dev/disk/by-uuid/" + image.ROOT_UUID
+# the install paths of the usr build (prefix /usr), as they appear in the initramfs
+IN_INITRD = ["usr/sbin/devmand", "usr/bin/devmanadm", "scripts/init-top/devman",
+             "scripts/init-bottom/devman", "usr/lib/udev/rules.d/60-devman-storage.rules"]
+EVENT_DONE = re.compile(r"devmand\[\d+\]: Event (\d+) \((\w+) (\S+)\) done")
+
+
+def log(msg):
+    print("distro: " + msg, file=sys.stderr, flush=True)
+
+
+def enable_hook(build_root):
+    """A usr build set up before -Dinitramfs-tools=enabled joined image.usr_build's options
+    gets it now (meson regenerates on the next build)."""
+    bdir = os.path.join(build_root, "tests", "distro", "usr-build")
+    if not os.path.exists(os.path.join(bdir, "build.ninja")):
+        return
+    opts = json.loads(image._run(["meson", "introspect", "--buildoptions", bdir]))
+    if any(o["name"] == "initramfs-tools" and o["value"] != "enabled" for o in opts):
+        image._run(["meson", "configure", bdir, "-Dinitramfs-tools=enabled"])
+
+
+def make_initrd_image(tree, out, kver):
+    """image.make_images' extra step: the devman set-up, devman's initramfs made in the
+    chroot as an administrator would (update-initramfs -u), root-devman-initrd.img."""
+    image.enable_manager(tree, VARIANT)
+    hook = os.path.join(tree, "usr/share/initramfs-tools/hooks/devman")
+    if not os.path.exists(hook):
+        raise RuntimeError("meson install put no initramfs-tools hook at %s (-Dinitramfs-tools)" % hook)
+    initrd = os.path.join(tree, "boot", "initrd.img-" + kver)
+    before = os.stat(initrd).st_mtime_ns
+    with_proc = os.path.join(tree, "proc")
+    image._run(["mount", "-t", "proc", "proc", with_proc])
+    try:
+        text = image._run(["chroot", tree, "update-initramfs", "-u", "-k", kver], timeout=900)
+        listing = image._run(["chroot", tree, "lsinitramfs", "-l", "/boot/initrd.img-" + kver], timeout=300)
+    finally:
+        image._run(["umount", with_proc])
+    if os.stat(initrd).st_mtime_ns == before:
+        raise RuntimeError("update-initramfs did not write %s:\n%s" % (initrd, text))
+    made = {"initrd-devman": os.path.join(out, "initrd-devman.img"),
+            "initrd-devman-list": os.path.join(out, "initrd-devman.list"),
+            VARIANT: os.path.join(out, "root-%s.img" % VARIANT)}
+    shutil.copy(initrd, made["initrd-devman"])
+    with open(made["initrd-devman-list"], "w") as f:
+        f.write(listing)
+    with open(os.path.join(out, "update-initramfs.log"), "w") as f:
+        f.write(text)
+    img = made[VARIANT]
+    if os.path.exists(img):
+        os.unlink(img)
+    with open(img, "wb") as f:
+        f.truncate(image.ROOT_SIZE)
+    image._run(["mkfs.ext4", "-q", "-F", "-L", "root", "-U", image.ROOT_UUID, "-d", tree, img], timeout=900)
+    return made
+
+
+def listing_entries(text):
+    """{path: link target or ''} from `lsinitramfs -l` (ls -l lines; paths without ./)."""
+    entries = {}
+    for line in text.splitlines():
+        w = line.split()
+        if len(w) < 9 or not w[0][:1] in "-dlcbps":
+            continue
+        name = " ".join(w[8:])
+        target = ""
+        if " -> " in name:
+            name, target = name.split(" -> ", 1)
+        entries[name.lstrip("./") if name not in (".", "./") else "."] = target
+    return entries
+
+
+def check_listing(text):
+    """devman's programs, scripts and rules are in the image; udevd and its scripts are not;
+    udevadm is devmanadm."""
+    p = []
+    entries = listing_entries(text)
+    if not entries:
+        return ["initramfs: lsinitramfs listed nothing"]
+    for path in IN_INITRD:
+        if path not in entries and path.replace("usr/", "", 1) not in entries:
+            p.append("initramfs: %s is missing" % path)
+    for path in entries:
+        if path.endswith("/systemd-udevd") or path in ("scripts/init-top/udev", "scripts/init-bottom/udev"):
+            p.append("initramfs: udev's %s is in the image" % path)
+    udevadm = [t for pth, t in entries.items() if pth.endswith("bin/udevadm")]
+    if not udevadm or any(not t.endswith("/devmanadm") for t in udevadm):
+        p.append("initramfs: udevadm is not devmanadm (%s)" % udevadm)
+    return p
+
+
+def initramfs_parts(rep):
+    """The initramfs section's parts ('stamp', 'rootmount', 'by-uuid', 'kmsg') as lines."""
+    parts, cur = {}, None
+    for line in rep["sections"].get("initramfs", []):
+        if line.startswith("== "):
+            cur = line[3:]
+            parts[cur] = []
+        elif cur:
+            parts[cur].append(line)
+    return parts
+
+
+def events(lines):
+    """[(seqnum, action, devpath)] of the 'Event N (action devpath) done' lines."""
+    return [(int(m.group(1)), m.group(2), m.group(3)) for m in map(EVENT_DONE.search, lines) if m]
+
+
+def db_devpaths(rep):
+    """The P: line of every database entry, in order (duplicates kept)."""
+    return [line[3:] for line in rep["sections"].get("db", []) if line.startswith("P: ")]
+
+
+def check_initramfs(rep, ref):
+    """The checks of issue 28 part 3 on the devman-initrd boot; ref is the reference boot."""
+    p = []
+    parts = initramfs_parts(rep)
+    stamp = [line.split() for line in parts.get("stamp", [])]
+    kinds = [w[0] for w in stamp if w]
+    # 1. devman's init-top ran, coldplugged and settled; init-bottom stopped devmand cleanly
+    if "start" not in kinds:
+        p.append("initramfs: no stamp of devman's init-top script in /run/devman/initramfs (%s)" % stamp)
+    settled = [w for w in stamp if w[0] == "settled"]
+    if not settled or settled[0][-1] != "0":
+        p.append("initramfs: devmanadm settle did not return 0 in the initramfs (%s)" % settled)
+    if "exited" not in kinds:
+        p.append("initramfs: devmand did not exit before the switch of root (%s)" % kinds)
+    # 2. root=UUID= was given to scripts/local as devman's by-uuid link, and / was mounted from it
+    roots = [w for w in stamp if w[0] == "root"]
+    if roots != [["root", "UUID=" + image.ROOT_UUID, ROOT_LINK]]:
+        p.append("initramfs: root= was not turned into %s (%s)" % (ROOT_LINK, roots))
+    rootmount = " ".join(parts.get("rootmount", []))
+    src = rootmount.split(" - ", 1)[1].split()[1] if " - " in rootmount else None
+    if src != ROOT_LINK:
+        p.append("initramfs: / was mounted from %r, not %s" % (src, ROOT_LINK))
+    links = dict(line.split(" ", 1) for line in parts.get("by-uuid", []) if " " in line)
+    if links.get(ROOT_LINK) != "/dev/vda":
+        p.append("initramfs: %s resolves to %r, not /dev/vda" % (ROOT_LINK, links.get(ROOT_LINK)))
+    # 3. udevd never ran in the initramfs (its binary is not there either: check_listing);
+    # the initramfs' devmand processed the coldplug (its events are in the kernel log)
+    kmsg = parts.get("kmsg", [])
+    udevd = [line for line in kmsg if "udevd[" in line]
+    if udevd:
+        p.append("initramfs: udevd logged in the kernel log: %s" % udevd[0])
+    early = events(kmsg)
+    if len(early) < 50:
+        p.append("initramfs: the initramfs' devmand logged %d processed events" % len(early))
+    # 4. the handover: the real root's devmand found a cleanly left database, nothing to
+    # replay by itself; its coldplug processed every device once, no event of the initramfs
+    # again; the database holds every device once, the same devices as the reference's
+    journal = rep["sections"].get("journal-manager-all", [])
+    for line in journal:
+        if "did not exit cleanly" in line:
+            p.append("handover: the real root's devmand took the initramfs' exit for a crash: %s" % line)
+        m = re.search(r"Reconciled with the previous state: .*; (\d+) devices to process", line)
+        if m and m.group(1) != "0":
+            p.append("handover: the real root's devmand replayed devices on its own: %s" % line)
+    late = events(journal)
+    late_adds = {}
+    for seq, action, path in late:
+        if action == "add":
+            late_adds.setdefault(path, []).append(seq)
+    twice = {path: s for path, s in late_adds.items() if len(s) > 1}
+    if twice:
+        p.append("handover: %d devices processed twice by the real root's devmand, e.g. %s"
+                 % (len(twice), sorted(twice.items())[:3]))
+    again = {seq for seq, _, _ in early} & {seq for seq, _, _ in late}
+    if again:
+        p.append("handover: kernel events processed by both daemons: %s" % sorted(again)[:10])
+    db = db_devpaths(rep)
+    dup = sorted({d for d in db if db.count(d) > 1})
+    if dup:
+        p.append("database: devices listed more than once: %s" % dup[:5])
+    missing_add = sorted(d for d in set(db) if d not in late_adds)
+    if missing_add:
+        p.append("handover: %d database devices the real root's devmand never processed, e.g. %s"
+                 % (len(missing_add), missing_add[:5]))
+    ref_db = set(db_devpaths(ref))
+    if set(db) - ref_db or ref_db - set(db):
+        p.append("database: differs from the reference boot's: only here %s, only there %s"
+                 % (sorted(set(db) - ref_db)[:5], sorted(ref_db - set(db))[:5]))
+    return p
+
+
+def summary(rep, ref, listing):
+    parts = initramfs_parts(rep)
+    early = events(parts.get("kmsg", []))
+    late = events(rep["sections"].get("journal-manager-all", []))
+    ref_late = events(ref["sections"].get("journal-manager-all", []))
+    return "\n".join([
+        "initramfs: %d files; stamp: %s" % (len(listing_entries(listing)),
+                                            "; ".join(parts.get("stamp", []))),
+        "events processed: initramfs devmand %d, real root devmand %d (reference boot's real "
+        "root, after udevd's initramfs: %d)" % (len(early), len(late), len(ref_late)),
+        "database entries: %d (reference %d)" % (len(db_devpaths(rep)), len(db_devpaths(ref))),
+        "boot: %s (reference: %s)" % (guestreport.analyze_line(rep), guestreport.analyze_line(ref)),
+    ])
+
+
+def evaluate(env, listing_path):
+    rep, ref = distro.load(env, VARIANT), distro.load(env, REFERENCE)
+    with open(listing_path) as f:
+        listing = f.read()
+    problems = guestreport.check_boot(rep, VARIANT) + guestreport.check_boot(ref, REFERENCE)
+    problems += check_listing(listing) + check_initramfs(rep, ref)
+    problems += ["%s: %s" % (VARIANT, d) for d in
+                 guestreport.compare(ref, rep, os.path.join(HERE, "allowlist.txt"), VARIANT)]
+    print(summary(rep, ref, listing))
+    for p in problems:
+        print("FAIL: " + p)
+    print("%d problems" % len(problems))
+    return 1 if problems else 0
+
+
+def main(argv):
+    if len(argv) != 2 or argv[1] not in ("test", "evaluate"):
+        print(__doc__, file=sys.stderr)
+        return 2
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
+    signal.signal(signal.SIGINT, lambda *_: sys.exit(128 + signal.SIGINT))
+    try:
+        env = distro.Env()
+        out = os.path.join(env.build, "tests", "distro", "images")
+        listing = os.path.join(out, "initrd-devman.list")
+        if argv[1] == "evaluate":
+            return evaluate(env, listing)
+        enable_hook(env.build)
+        with image.locked(env.cache, "images.lock"):
+            env.imgs = image.make_images(env.cache, env.source, env.build, out, extra=make_initrd_image)
+        accel = env.accel()
+        append = os.environ.get("DEVMAN_DISTRO_APPEND", "")
+        os.environ["DEVMAN_DISTRO_APPEND"] = (append + " " + APPEND).strip()
+        distro.run_boot(env, REFERENCE, accel)
+        os.environ["DEVMAN_DISTRO_INITRD"] = env.imgs["initrd-devman"]
+        distro.run_boot(env, VARIANT, accel)
+        return evaluate(env, listing)
+    except image.Unavailable as e:
+        log("skip: %s" % e)
+        return distro.SKIP
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
