@@ -8,11 +8,10 @@ devman instead of udev in the initramfs, through the hook and scripts devman ins
 
 The devman-initrd image is the devman image (devman.service, udevd's units masked) whose
 /boot/initrd.img was made again by `update-initramfs -u` with devman's hook installed; it
-boots with root=UUID=. The reference is the devman image booted with Debian's initramfs
-(udevd in the initramfs, then the real root's devman takes over udevd's database). Both boots
-get devman.log_level=debug (every processed event is logged with its kernel seqnum),
-printk.devkmsg=on and a large log buffer (the initramfs' devmand logs to /dev/kmsg, which the
-journal keeps).
+boots with root=UUID=. It also has EVENTS_UNIT: `udevadm monitor --udev --property` from
+before devman.service starts, so every event the real root's devmand processed and broadcast
+is recorded. The reference is the devman image booted with Debian's initramfs (udevd in the
+initramfs, then the real root's devman takes over udevd's database).
 
 Exit status: 0 pass, 1 fail, 77 skip (not root, no QEMU, debootstrap not obtainable)."""
 
@@ -35,12 +34,27 @@ REFERENCE = "devman"
 # the variant is the devman set-up (settle unit pulled in), with another initramfs
 image.MANAGER.setdefault(VARIANT, "devman")
 image.SETTLED.setdefault(VARIANT, True)
-APPEND = "devman.log_level=debug printk.devkmsg=on log_buf_len=16M"
+EVENTS_FILE = "/run/devman-distro-events.txt"
+EVENTS_UNIT = "devman-distro-events.service"
+# started before devman.service and its kernel socket, ready once the monitor listens (its
+# "UDEV - " line), stopped by report.sh before it reads the file
+EVENTS_SERVICE = """# made by tests/distro/initrd.py
+[Unit]
+Description=devman distro suite: every processed event, from before devman starts
+DefaultDependencies=no
+Before=devman.service devman-kernel.socket devman-control.socket sysinit.target
+
+[Service]
+ExecStart=/bin/sh -c 'exec stdbuf -oL udevadm monitor --udev --property >%(f)s 2>&1'
+ExecStartPost=/bin/sh -c 'i=0; until grep -q "^UDEV - " %(f)s || [ $i -ge 100 ]; do sleep 0.1; i=$((i+1)); done'
+
+[Install]
+WantedBy=sysinit.target
+""" % {"f": EVENTS_FILE}
 ROOT_LINK = "/dev/disk/by-uuid/" + image.ROOT_UUID
 # the install paths of the usr build (prefix /usr), as they appear in the initramfs
 IN_INITRD = ["usr/sbin/devmand", "usr/bin/devmanadm", "scripts/init-top/devman",
              "scripts/init-bottom/devman", "usr/lib/udev/rules.d/60-devman-storage.rules"]
-EVENT_DONE = re.compile(r"devmand\[\d+\]: Event (\d+) \((\w+) (\S+)\) done")
 
 
 def log(msg):
@@ -62,6 +76,8 @@ def make_initrd_image(tree, out, kver):
     """image.make_images' extra step: the devman set-up, devman's initramfs made in the
     chroot as an administrator would (update-initramfs -u), root-devman-initrd.img."""
     image.enable_manager(tree, VARIANT)
+    image._write(os.path.join(tree, "etc/systemd/system", EVENTS_UNIT), EVENTS_SERVICE)
+    image._chroot_systemctl(tree, "enable", EVENTS_UNIT)
     hook = os.path.join(tree, "usr/share/initramfs-tools/hooks/devman")
     if not os.path.exists(hook):
         raise RuntimeError("meson install put no initramfs-tools hook at %s (-Dinitramfs-tools)" % hook)
@@ -139,9 +155,18 @@ def initramfs_parts(rep):
     return parts
 
 
-def events(lines):
-    """[(seqnum, action, devpath)] of the 'Event N (action devpath) done' lines."""
-    return [(int(m.group(1)), m.group(2), m.group(3)) for m in map(EVENT_DONE.search, lines) if m]
+def events(rep):
+    """[(seqnum, action, devpath)] the real root's devmand broadcast (report.sh's 'events' part:
+    one "SEQNUM ACTION DEVPATH" line per event); None when the monitor did not run."""
+    lines = initramfs_parts(rep).get("events")
+    if lines is None:
+        return None
+    out = []
+    for line in lines:
+        w = line.split()
+        if len(w) == 3 and w[0].isdigit():
+            out.append((int(w[0]), w[1], w[2]))
+    return out
 
 
 def db_devpaths(rep):
@@ -174,18 +199,17 @@ def check_initramfs(rep, ref):
     links = dict(line.split(" ", 1) for line in parts.get("by-uuid", []) if " " in line)
     if links.get(ROOT_LINK) != "/dev/vda":
         p.append("initramfs: %s resolves to %r, not /dev/vda" % (ROOT_LINK, links.get(ROOT_LINK)))
-    # 3. udevd never ran in the initramfs (its binary is not there either: check_listing);
-    # the initramfs' devmand processed the coldplug (its events are in the kernel log)
+    # 3. udevd never ran in the initramfs (its binary is not there either: check_listing); the
+    # initramfs' devmand (logging to the kernel log there) was asked to exit
     kmsg = parts.get("kmsg", [])
     udevd = [line for line in kmsg if "udevd[" in line]
     if udevd:
         p.append("initramfs: udevd logged in the kernel log: %s" % udevd[0])
-    early = events(kmsg)
-    if len(early) < 50:
-        p.append("initramfs: the initramfs' devmand logged %d processed events" % len(early))
+    if not any("devmand[" in line and "Exit requested" in line for line in kmsg):
+        p.append("initramfs: no exit request of the initramfs' devmand in the kernel log")
     # 4. the handover: the real root's devmand found a cleanly left database, nothing to
-    # replay by itself; its coldplug processed every device once, no event of the initramfs
-    # again; the database holds every device once, the same devices as the reference's
+    # replay by itself; its coldplug processed every device once; the database holds every
+    # device once, the same devices as the reference's
     journal = rep["sections"].get("journal-manager-all", [])
     for line in journal:
         if "did not exit cleanly" in line:
@@ -193,7 +217,10 @@ def check_initramfs(rep, ref):
         m = re.search(r"Reconciled with the previous state: .*; (\d+) devices to process", line)
         if m and m.group(1) != "0":
             p.append("handover: the real root's devmand replayed devices on its own: %s" % line)
-    late = events(journal)
+    late = events(rep)
+    if not late:
+        p.append("handover: no events recorded by %s" % EVENTS_UNIT)
+        late = []
     late_adds = {}
     for seq, action, path in late:
         if action == "add":
@@ -202,9 +229,9 @@ def check_initramfs(rep, ref):
     if twice:
         p.append("handover: %d devices processed twice by the real root's devmand, e.g. %s"
                  % (len(twice), sorted(twice.items())[:3]))
-    again = {seq for seq, _, _ in early} & {seq for seq, _, _ in late}
-    if again:
-        p.append("handover: kernel events processed by both daemons: %s" % sorted(again)[:10])
+    seqs = [seq for seq, _, _ in late]
+    if len(seqs) != len(set(seqs)):
+        p.append("handover: a kernel event was broadcast twice")
     db = db_devpaths(rep)
     dup = sorted({d for d in db if db.count(d) > 1})
     if dup:
@@ -222,16 +249,15 @@ def check_initramfs(rep, ref):
 
 def summary(rep, ref, listing):
     parts = initramfs_parts(rep)
-    early = events(parts.get("kmsg", []))
-    late = events(rep["sections"].get("journal-manager-all", []))
-    ref_late = events(ref["sections"].get("journal-manager-all", []))
+    late = events(rep) or []
     return "\n".join([
-        "initramfs: %d files; stamp: %s" % (len(listing_entries(listing)),
-                                            "; ".join(parts.get("stamp", []))),
-        "events processed: initramfs devmand %d, real root devmand %d (reference boot's real "
-        "root, after udevd's initramfs: %d)" % (len(early), len(late), len(ref_late)),
+        "initramfs: %d entries; stamp: %s" % (len(listing_entries(listing)),
+                                              "; ".join(parts.get("stamp", []))),
+        "real root's devmand: %d events broadcast, %d of them add" % (
+            len(late), sum(1 for e in late if e[1] == "add")),
         "database entries: %d (reference %d)" % (len(db_devpaths(rep)), len(db_devpaths(ref))),
         "boot: %s (reference: %s)" % (guestreport.analyze_line(rep), guestreport.analyze_line(ref)),
+        "host seconds: %s (reference %s)" % (rep.get("host_seconds"), ref.get("host_seconds")),
     ])
 
 
@@ -266,8 +292,6 @@ def main(argv):
         with image.locked(env.cache, "images.lock"):
             env.imgs = image.make_images(env.cache, env.source, env.build, out, extra=make_initrd_image)
         accel = env.accel()
-        append = os.environ.get("DEVMAN_DISTRO_APPEND", "")
-        os.environ["DEVMAN_DISTRO_APPEND"] = (append + " " + APPEND).strip()
         distro.run_boot(env, REFERENCE, accel)
         os.environ["DEVMAN_DISTRO_INITRD"] = env.imgs["initrd-devman"]
         distro.run_boot(env, VARIANT, accel)

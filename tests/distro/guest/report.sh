@@ -102,6 +102,15 @@ initramfs_report() {
     done
     echo "== kmsg"
     journalctl -b -k -q -o short-monotonic --no-pager | grep -e 'devmand\[' -e 'udevd\['
+    # every event the real root's device manager broadcast, "SEQNUM ACTION DEVPATH", when
+    # the image records them (devman-distro-events.service, from before devman starts)
+    if systemctl -q is-active devman-distro-events.service; then
+        systemctl stop devman-distro-events.service
+        echo "== events"
+        awk '/^UDEV  \[/ { act = $3; path = $4; seq = ""; blk = 1; next }
+             blk && /^SEQNUM=/ { seq = substr($0, 8) }
+             blk && /^$/ { print seq, act, path; blk = 0 }' /run/devman-distro-events.txt
+    fi
     echo "== end"
 }
 
