@@ -106,6 +106,8 @@ initramfs_report() {
     # the image records them (devman-distro-events.service, from before devman starts)
     if systemctl -q is-active devman-distro-events.service; then
         systemctl stop devman-distro-events.service
+        echo "== handover"
+        cat /run/devman-distro-handover.txt
         echo "== events"
         awk '/^UDEV  \[/ { act = $3; path = $4; seq = ""; blk = 1; next }
              blk && /^SEQNUM=/ { seq = substr($0, 8) }
