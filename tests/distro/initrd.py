@@ -72,8 +72,8 @@ for e in *; do
     else
         echo "$e -"
     fi
-done > %s
-""" % HANDOVER_FILE
+done > @OUT@
+""".replace("@OUT@", HANDOVER_FILE)
 EVENTS_FILE = "/run/devman-distro-events.txt"
 EVENTS_UNIT = "devman-distro-events.service"
 # started before devman.service and its kernel socket, ready once the monitor listens (its
