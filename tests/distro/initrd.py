@@ -8,9 +8,10 @@ devman instead of udev in the initramfs, through the hook and scripts devman ins
 
 The devman-initrd image is the devman image (devman.service, udevd's units masked) whose
 /boot/initrd.img was made again by `update-initramfs -u` with devman's hook installed; it
-boots with root=UUID=. It also has EVENTS_UNIT: `udevadm monitor --udev --property` from
-before devman.service starts, so every event the real root's devmand processed and broadcast
-is recorded. The reference is the devman image booted with Debian's initramfs (udevd in the
+boots with root=UUID=. It also has EVENTS_UNIT, which runs before devman.service: it writes
+down the database the initramfs left (HANDOVER), then keeps `udevadm monitor --udev
+--property` running, so every event the real root's devmand processed and broadcast is
+recorded. The reference is the devman image booted with Debian's initramfs (udevd in the
 initramfs, then the real root's devman takes over udevd's database).
 
 Exit status: 0 pass, 1 fail, 77 skip (not root, no QEMU, debootstrap not obtainable)."""
