@@ -217,6 +217,8 @@ def events(rep):
         w = line.split()
         if len(w) == 3:
             out.append((int(w[0]) if w[0].isdigit() else 0, w[1], w[2]))
+        elif len(w) == 2:  # no SEQNUM: an event devmand made up itself
+            out.append((0, w[0], w[1]))
     return out
 
 
