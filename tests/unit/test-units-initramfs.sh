@@ -8,7 +8,8 @@
 #  - init-top: helper emptied, devmand started, coldplug and settle in order, root=UUID= (and
 #    LABEL=, PARTUUID=, PARTLABEL=) handed on as the /dev/disk link through param.conf, other
 #    root= forms and escaped names left alone, nothing after devmand fails, the stamp;
-#  - init-bottom: devmand asked to exit and waited for (its marker), /dev moved to the root.
+#  - init-bottom: devmand asked to exit and waited for (its marker), /dev moved to the root,
+#    and left alone when it cannot be moved.
 # The real thing runs in the distro suite's distro-initramfs test.
 #   test-units-initramfs.sh DEVMAND DEVMANADM UDEVLIBDIR SYSCONFDIR HOOK INIT_TOP INIT_BOTTOM
 set -u
@@ -179,4 +180,11 @@ expect "init-bottom: the database stays" test -d "$tmp/run/udev"
 rm -f "$tmp/run/udev/control"
 PATH="$tmp/bin:$PATH" rootmnt="$tmp/root" sh "$tmp/bottom"
 expect_eq "init-bottom: no daemon: only /dev moved" "$(head -n1 "$tmp/log")" "mount -n -o move $tmp/dev $tmp/root/dev"
+: > "$tmp/log"
+touch "$tmp/fail"
+PATH="$tmp/bin:$PATH" rootmnt="$tmp/root" sh "$tmp/bottom" 2>/dev/null
+expect_eq "init-bottom: /dev cannot be moved: fails, /dev left alone" "$?|$(cat "$tmp/log")" \
+	"1|mount -n -o move $tmp/dev $tmp/root/dev
+mount -n --move $tmp/dev $tmp/root/dev"
+rm -f "$tmp/fail"
 exit $fail
