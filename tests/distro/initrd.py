@@ -37,8 +37,9 @@ image.MANAGER.setdefault(VARIANT, "devman")
 image.SETTLED.setdefault(VARIANT, True)
 HANDOVER_FILE = "/run/devman-distro-handover.txt"
 HANDOVER_SCRIPT = "usr/local/sbin/devman-distro-handover"
-# run before devman.service starts: the database the initramfs left, one "ID DEVPATH" line per
-# entry (the devpath found through sysfs as libudev would: /sys/dev/{char,block}/M:m, the
+# run before devman.service starts: the database the initramfs left, one "ID<tab>DEVPATH" line
+# per entry (both may hold spaces: "+drivers:pnp:i8042 kbd"; the devpath found through
+# sysfs as libudev would: /sys/dev/{char,block}/M:m, the
 # interface index, /sys/bus/S/devices/N, /sys/class/S/N, /sys/bus/B/drivers/N, /sys/module/N)
 HANDOVER = r"""#!/bin/sh
 # made by tests/distro/initrd.py; shell built-ins per entry, three programs in all (forks are
@@ -76,11 +77,10 @@ for e in *; do
         echo "$e" >> "$tmp.ids"
         echo "$p" >> "$tmp.paths"
     else
-        echo "$e -"
+        printf '%s\t-\n' "$e"
     fi
 done > @OUT@
-xargs -r -d '
-' readlink -f < "$tmp.paths" | sed 's|^/sys||' | paste -d ' ' "$tmp.ids" - >> @OUT@
+xargs -r -d '\n' readlink -f < "$tmp.paths" | sed 's|^/sys||' | paste "$tmp.ids" - >> @OUT@
 rm -f "$tmp.ids" "$tmp.paths"
 """.replace("@OUT@", HANDOVER_FILE)
 EVENTS_FILE = "/run/devman-distro-events.txt"
@@ -208,17 +208,17 @@ def initramfs_parts(rep):
 
 def events(rep):
     """[(seqnum, action, devpath)] the real root's devmand broadcast (report.sh's 'events' part:
-    one "SEQNUM ACTION DEVPATH" line per event); None when the monitor did not run."""
+    one "SEQNUM ACTION DEVPATH" line per event, SEQNUM "-" when the event had none); None when
+    the monitor did not run."""
     lines = initramfs_parts(rep).get("events")
     if lines is None:
         return None
     out = []
     for line in lines:
-        w = line.split()
+        w = line.split(" ", 2)  # a devpath may hold spaces
         if len(w) == 3:
+            # "-": no SEQNUM, an event devmand made up itself
             out.append((int(w[0]) if w[0].isdigit() else 0, w[1], w[2]))
-        elif len(w) == 2:  # no SEQNUM: an event devmand made up itself
-            out.append((0, w[0], w[1]))
     return out
 
 
@@ -226,7 +226,7 @@ def handover_devpaths(rep):
     """{database id: devpath or '-'} of the database the initramfs left (report part 'handover')."""
     out = {}
     for line in initramfs_parts(rep).get("handover", []):
-        w = line.split(" ", 1)
+        w = line.split("\t", 1)
         if len(w) == 2:
             out[w[0]] = w[1]
     return out

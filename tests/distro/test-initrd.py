@@ -25,7 +25,7 @@ def report(stamp=None, rootsrc=LINK, kmsg=(), handover=None, events=None, db=Non
     stamp = stamp if stamp is not None else [
         "start 7.40", "settled 13.75 0", "root UUID=%s %s" % (UUID, LINK), "exited 16.42"]
     handover = handover if handover is not None else [
-        "c4:1 /devices/virtual/tty/tty1", "b254:0 /devices/pci0000:00/0000:00:02.0/virtio0/block/vda"]
+        "c4:1\t/devices/virtual/tty/tty1", "b254:0\t/devices/pci0000:00/0000:00:02.0/virtio0/block/vda"]
     events = events if events is not None else [
         "1200 add /devices/virtual/block/loop0",  # made after the switch: kernel add ...
         "1300 add /devices/virtual/tty/tty1",
@@ -86,9 +86,22 @@ caught("a handed-over device not processed", report(events=["1300 add /devices/v
        word="exactly once")
 caught("a synthetic event", report(events=[
     "1300 add /devices/virtual/tty/tty1", "1301 add /devices/pci0000:00/0000:00:02.0/virtio0/block/vda",
-    " add /devices/virtual/block/loop0"]), word="seqnum")
+    "- add /devices/virtual/block/loop0"]), word="seqnum")
+caught("two drivers whose names differ after a space, one processed twice", report(
+    handover=["c4:1\t/devices/virtual/tty/tty1", "+drivers:pnp:i8042 kbd\t/bus/pnp/drivers/i8042 kbd",
+              "+drivers:pnp:i8042 aux\t/bus/pnp/drivers/i8042 aux"],
+    events=["1300 add /devices/virtual/tty/tty1", "1301 add /bus/pnp/drivers/i8042 kbd",
+            "1302 add /bus/pnp/drivers/i8042 kbd", "1303 add /bus/pnp/drivers/i8042 aux"],
+    db=["/devices/virtual/tty/tty1"]), word="(devpath, adds), e.g. [('/bus/pnp/drivers/i8042 kbd', 2)]")
+p = problems(report(
+    handover=["c4:1\t/devices/virtual/tty/tty1", "+drivers:pnp:i8042 kbd\t/bus/pnp/drivers/i8042 kbd",
+              "+drivers:pnp:i8042 aux\t/bus/pnp/drivers/i8042 aux"],
+    events=["1300 add /devices/virtual/tty/tty1", "1301 add /bus/pnp/drivers/i8042 kbd",
+            "1303 add /bus/pnp/drivers/i8042 aux"],
+    db=["/devices/virtual/tty/tty1"]), ref=report(db=["/devices/virtual/tty/tty1"]))
+expect(p == [], "devpaths with spaces, each processed once, pass (%s)" % p)
 caught("no recording", report(handover=False), word="no events")
-caught("a database entry of no device", report(handover=["c4:1 /devices/virtual/tty/tty1", "c9:9 -"]),
+caught("a database entry of no device", report(handover=["c4:1\t/devices/virtual/tty/tty1", "c9:9\t-"]),
        word="no device")
 caught("a device twice in the database", report(db=["/devices/virtual/tty/tty1", "/devices/virtual/tty/tty1",
                                                      "/devices/pci0000:00/0000:00:02.0/virtio0/block/vda",

@@ -109,9 +109,12 @@ initramfs_report() {
         echo "== handover"
         cat /run/devman-distro-handover.txt
         echo "== events"
-        awk '/^UDEV  \[/ { act = $3; path = $4; seq = ""; blk = 1; next }
+        # (from the properties: a devpath may hold spaces, "i8042 kbd")
+        awk '/^UDEV  \[/ { act = ""; path = ""; seq = ""; blk = 1; next }
+             blk && /^ACTION=/ { act = substr($0, 8) }
+             blk && /^DEVPATH=/ { path = substr($0, 9) }
              blk && /^SEQNUM=/ { seq = substr($0, 8) }
-             blk && /^$/ { print seq, act, path; blk = 0 }' /run/devman-distro-events.txt
+             blk && /^$/ { print (seq == "" ? "-" : seq), act, path; blk = 0 }' /run/devman-distro-events.txt
     fi
     echo "== end"
 }
