@@ -108,6 +108,16 @@ caught("a device twice in the database", report(db=["/devices/virtual/tty/tty1",
                                                      "/devices/virtual/block/loop0"]), word="more than once")
 caught("a device missing against the reference", report(db=["/devices/virtual/tty/tty1",
                                                              "/devices/virtual/block/loop0"]), word="reference")
+renumbered = ["/devices/virtual/tty/tty1", "/devices/pci0000:00/0000:00:02.0/virtio0/block/vda",
+              "/devices/virtual/block/loop0", "/devices/platform/i8042/serio0/input/input3",
+              "/devices/platform/i8042/serio0/input/input3/input3::capslock"]
+input_events = ["1300 add /devices/virtual/tty/tty1", "1301 add /devices/pci0000:00/0000:00:02.0/virtio0/block/vda",
+                "1302 add /devices/virtual/block/loop0"] + ["%d add %s" % (1310 + i, d) for i, d in enumerate(renumbered[3:])]
+p = problems(report(db=renumbered, events=input_events),
+             ref=report(db=[d.replace("input3", "input4") for d in renumbered]))
+expect(p == [], "input devices numbered otherwise than in the reference pass (%s)" % p)
+p = problems(report(db=renumbered, events=input_events), ref=report(db=renumbered[:3] + [renumbered[3]]))
+expect(any("reference" in x for x in p), "an input device missing against the reference is caught (%s)" % p)
 p = initrd.check_initramfs(report(), REF, "", "no udevd here\n")
 expect(any("proves nothing" in x for x in p), "a reference without udevd on its console is caught (%s)" % p)
 
