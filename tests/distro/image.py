@@ -219,7 +219,7 @@ def usr_build(source, build_root):
     only the installed targets are built. Returns that build dir."""
     bdir = os.path.join(build_root, "tests", "distro", "usr-build")
     if not os.path.exists(os.path.join(bdir, "build.ninja")):
-        _run(["meson", "setup", "--prefix=/usr", "-Dsystemd-units=enabled",
+        _run(["meson", "setup", "--prefix=/usr", "-Dsystemd-units=enabled", "-Dinitramfs-tools=enabled",
               "-Dsystemdsystemunitdir=/lib/systemd/system", "-Dbash-completion=false", bdir, source])
     import json
     targets = json.loads(_run(["meson", "introspect", "--targets", bdir]))
@@ -284,10 +284,11 @@ UUID=%s /mnt/uuid ext4 defaults 0 2
 """ % (ROOT_UUID, LABEL_FS, UUID_UUID)
 
 
-def make_images(cache, source, build_root, out):
+def make_images(cache, source, build_root, out, extra=None):
     """Stage 2: root-VARIANT.img of each variant, data.img, vmlinuz and initrd.img in out.
     Callers hold locked(cache, "images.lock") while they make the images (the work tree in
-    the cache is shared); out belongs to one build dir."""
+    the cache is shared); out belongs to one build dir. extra(tree, out, kernel_version), when
+    given, makes more images from the same tree at the end and returns their paths by name."""
     root = base(cache)
     bdir = usr_build(source, build_root)
     os.makedirs(out, exist_ok=True)
@@ -331,8 +332,11 @@ def make_images(cache, source, build_root, out):
                 f.truncate(ROOT_SIZE)
             _run(["mkfs.ext4", "-q", "-F", "-L", "root", "-U", ROOT_UUID, "-d", tree, img], timeout=900)
         _data_disk(os.path.join(out, "data.img"))
-        return {"vmlinuz": os.path.join(out, "vmlinuz"), "initrd": os.path.join(out, "initrd.img"),
+        made = {"vmlinuz": os.path.join(out, "vmlinuz"), "initrd": os.path.join(out, "initrd.img"),
                 "data": os.path.join(out, "data.img"), "kernel_version": kver,
                 **{v: os.path.join(out, "root-%s.img" % v) for v in VARIANTS}}
+        if extra:
+            made.update(extra(tree, out, kver))
+        return made
     finally:
         shutil.rmtree(tree, ignore_errors=True)

@@ -97,6 +97,13 @@ def expected_files(o):
     if o['runit']:
         for s in ('run', 'check', 'finish'):
             exp[os.path.join(sysconfdir, 'sv', 'devman', s)] = (0o755, 'script')
+    want_initramfs = o['initramfs-tools'] == 'enabled' or (
+        o['initramfs-tools'] == 'auto' and any(os.access(os.path.join(d, 'mkinitramfs'), os.X_OK)
+                                               for d in ('/usr/sbin', '/sbin')))
+    if want_initramfs:
+        itdir = o['initramfstoolsdir'] or '/usr/share/initramfs-tools'
+        for d in ('hooks', 'scripts/init-top', 'scripts/init-bottom'):
+            exp[os.path.join(itdir, d, 'devman')] = (0o755, 'script')
     if o['udev-compat-names']:
         exp[os.path.join(sbindir, 'udevd')] = (None, 'link:devmand')
         exp[os.path.join(bindir, 'udevadm')] = (None, 'link:devmanadm')
@@ -123,7 +130,9 @@ def check_layout(label, builddir, destdir):
     check(not (set(exp) - found), '%s: everything expected is installed (missing: %s)' % (label, sorted(set(exp) - found)))
     check(not (found - set(exp)), '%s: nothing unexpected is installed (extra: %s)' % (label, sorted(found - set(exp))))
     sbin_devmand = destdir + os.path.join(sbindir, 'devmand')
-    installed_progs = {os.path.join(sbindir, 'devmand'), os.path.join(bindir, 'devmanadm')}
+    installed_progs = {os.path.join(sbindir, 'devmand'), os.path.join(bindir, 'devmanadm'),
+                       os.path.join(o['libexecdir'] if o['libexecdir'].startswith('/') else
+                                    os.path.join(o['prefix'], o['libexecdir']), 'devman', 'devmanadm-tools')}
     for path, (mode, kind) in sorted(exp.items()):
         full = destdir + path
         if not os.path.lexists(full):
@@ -143,7 +152,7 @@ def check_layout(label, builddir, destdir):
             check(b'.TH ' in head, '%s: %s is a rendered man page' % (label, path))
         elif kind in ('unit', 'script'):
             # generated files call the installed programs, never the build tree's
-            progs = {m.group(1).decode() for m in re.finditer(rb'(/[^\s"\'=;:]*/devman(d|adm))\b', head)
+            progs = {m.group(1).decode() for m in re.finditer(rb'(/[^\s"\'=;:]*/devman(?:d|adm(?:-tools)?))(?![\w-])', head)
                      if not m.group(1).startswith(b'/run/')}  # a pid file is no program
             check(progs <= installed_progs and build.encode() not in head,
                   '%s: %s calls the installed programs (%s)' % (label, path, ' '.join(sorted(progs))))
@@ -163,9 +172,10 @@ try:
     o = options(build)
     compat = os.path.join(tmp, 'compat-build')
     args = ['meson', 'setup', compat, src, '-Dudev-compat-names=true', '-Dsysvinit=true', '-Dopenrc=true',
-            '-Ds6=true', '-Drunit=true', '-Dvm-tests=disabled']
+            '-Ds6=true', '-Drunit=true', '-Dinitramfs-tools=enabled', '-Dvm-tests=disabled']
     for k in ('prefix', 'bindir', 'sbindir', 'libexecdir', 'datadir', 'mandir', 'sysconfdir', 'udevlibdir',
-              'bash-completion', 'bashcompletiondir', 'systemd-units', 'systemdsystemunitdir'):
+              'bash-completion', 'bashcompletiondir', 'systemd-units', 'systemdsystemunitdir',
+              'initramfstoolsdir'):
         v = o[k]
         args.append('-D%s=%s' % (k, str(v).lower() if isinstance(v, bool) else v))
     r = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)

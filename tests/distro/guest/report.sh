@@ -88,6 +88,37 @@ udevadm_cycle() {
     cat "$mon"
 }
 
+# issue 28 part 3 (tests/distro/initrd.py): what devman's initramfs scripts recorded, the
+# mount of /, the by-uuid links, and the device managers' lines of the kernel log (where an
+# initramfs daemon logs)
+initramfs_report() {
+    echo "== stamp"
+    cat /run/devman/initramfs
+    echo "== rootmount"
+    grep '^[0-9]* [0-9]* [0-9:]* / / ' /proc/self/mountinfo
+    echo "== by-uuid"
+    for l in /dev/disk/by-uuid/*; do
+        echo "$l $(readlink -f "$l")"
+    done
+    echo "== kmsg"
+    journalctl -b -k -q -o short-monotonic --no-pager | grep -e 'devmand\[' -e 'udevd\['
+    # every event the real root's device manager broadcast, "SEQNUM ACTION DEVPATH", when
+    # the image records them (devman-distro-events.service, from before devman starts)
+    if systemctl -q is-active devman-distro-events.service; then
+        systemctl stop devman-distro-events.service
+        echo "== handover"
+        cat /run/devman-distro-handover.txt
+        echo "== events"
+        # (from the properties: a devpath may hold spaces, "i8042 kbd")
+        awk '/^UDEV  \[/ { act = ""; path = ""; seq = ""; blk = 1; next }
+             blk && /^ACTION=/ { act = substr($0, 8) }
+             blk && /^DEVPATH=/ { path = substr($0, 9) }
+             blk && /^SEQNUM=/ { seq = substr($0, 8) }
+             blk && /^$/ { print (seq == "" ? "-" : seq), act, path; blk = 0 }' /run/devman-distro-events.txt
+    fi
+    echo "== end"
+}
+
 # the boot jobs, getty's wait for its device included, are done (bounded by the host's watchdog)
 state=$(systemctl is-system-running --wait 2>&1)
 echo "@@STATE $state" >&3
@@ -136,6 +167,7 @@ else
 fi
 section journal-manager-all journalctl -b -q -o short-monotonic --no-pager -u "$manager*" -u "systemd-udev*"
 section journal-warnings journalctl -b -q -p warning -o short-monotonic --no-pager
+section initramfs initramfs_report
 echo "@@DONE" >&3
 exec 3>&-
 systemctl poweroff --no-block
