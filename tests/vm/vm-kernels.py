@@ -315,8 +315,8 @@ def explained(old_version, new_version):
     o, n = re.escape(old_version), re.escape(new_version)
     b_o, b_n = bcd(old_version), bcd(new_version)
     dyn_major = ("dynamic char major: alloc_chrdev_region() hands majors out from 254 downwards in "
-                 "registration order; 6.12 builds in more drivers that take one (dma_heap, "
-                 "virtio_console), so the later ones move; the minor stays")
+                 "registration order; in 6.12 other drivers take one before these (dma_heap, "
+                 "new, takes 251), so they move down; the minor stays")
     dyn_misc = ("dynamic misc minor: 6.1 hands them out from 127 downwards (drivers/char/misc.c, "
                 "DYNAMIC_MINORS 128), 6.12 from 256 upwards (misc minors beyond 255)")
     root_hub = ("a USB root hub's descriptors carry the running kernel: iManufacturer is "
@@ -328,15 +328,16 @@ def explained(old_version, new_version):
     serial_base = ("6.5's serial core port devices (bus serial-base): CTRL:0 and CTRL:0.N sit "
                    "between the UART (pnp 00:0x, platform serial8250) and its ttySN")
     optional = [
-        ("renamed", r"wakeup/wakeup\d+", r"^-> wakeup/wakeup\d+ \(same parent ", probe_order),
+        ("renamed", r"(wakeup/wakeup|input/input)\d+",
+         r"^-> (wakeup/wakeup|input/input)\d+ \(same parent ", probe_order),
         ("kernel-props", r"block/(sd[a-z]\d*|sr\d+|vd[a-z]\d*)", r"^DISKSEQ=\d+ -> \d+$", probe_order),
         ("links", r"block/(sd[a-z]\d*|sr\d+|vd[a-z]\d*)", r"^[-+] disk/by-diskseq/\d+$", probe_order),
     ]
     return [e + (False,) for e in optional] + [e + (True,) for e in [
         ("vanished", r"platform/platform-framebuffer\.0", r"\(bus\), devt none",
-         "6.1's sysfb registers the fallback 'platform-framebuffer' device for the boot's "
-         "screen_info (QEMU -kernel: no VGA text or framebuffer mode); 6.12's does not. No "
-         "driver binds it, no node either way"),
+         "6.1's sysfb (drivers/firmware/sysfb.c) registers 'platform-framebuffer' as the "
+         "fallback for a screen_info of no known type (QEMU -kernel boot); 6.12's registers no "
+         "device for it. No driver binds it, it has no node"),
         ("appeared", r"dma_heap/system", r"\(converted\), devt c \d+:0, node dma_heap/system",
          "CONFIG_DMABUF_HEAPS_SYSTEM=y in the backports config (6.1: DMABUF_HEAPS not set)"),
         ("appeared", r"misc/fuse", r"devt c 10:229, node fuse",
@@ -360,9 +361,11 @@ def explained(old_version, new_version):
          r"^(PRODUCT=1d6b/[23]/%s -> 1d6b/[23]/%s|MODALIAS=usb:v1D6Bp000[23]d%s.* -> "
          r"usb:v1D6Bp000[23]d%s.*)$" % (int(b_o), int(b_n), b_o, b_n), root_hub),
         ("kernel-props", r"cpu/cpu0", r"^MODALIAS=cpu:type:x86,",
-         "the CPU's feature list in its modalias: 6.12 moved LFENCE_RDTSC from word 3 bit 18 "
-         "(0072) to word 20 bit 2 (0282, CPUID 0x80000021) and its new topology code (6.9) sets "
-         "XTOPOLOGY (3*32+22, 0076) from the CPUID leaf 0xb QEMU offers"),
+         "the CPU's feature list in its modalias (X86_FEATURE numbers, word*32+bit, in hex): "
+         "0072 (3*32+18, LFENCE_RDTSC in 6.1) is gone and 0282 (20*32+2, word 20 = CPUID "
+         "0x80000021 EAX) is new: newer kernels number LFENCE_RDTSC 20*32+2; 0076 (3*32+22, "
+         "XTOPOLOGY in 6.1's numbering) is new: 6.12's rewritten topology code sets it from "
+         "the CPUID leaf QEMU offers"),
         ("kernel-props", r"input/input\d+", r"^(KEY=10000000000000 0 -> 8000 10000000000000 0|"
          r"MODALIAS=input:b0019v0000p0001e0000-e0,1,k74,ramlsfw -> "
          r"input:b0019v0000p0001e0000-e0,1,k74,8F,ramlsfw)$",
@@ -413,9 +416,10 @@ def part3(env, check, keep):
 
     # the full report comparison (what compare.py sees: /dev, links, database), for the record
     diffs = compare.compare(old, new)
-    log("for the record, /dev and database differences between the kernels (compare.py): %d" % len(diffs))
-    for d in diffs[:200]:
-        log("    " + str(d))
+    with open(os.path.join(keep, "report-differences.txt"), "w") as f:
+        f.writelines("%s\n" % d for d in diffs)
+    log("for the record: %d differences of /dev and the database over init.sh's steps "
+        "(compare.py, by devpath and db id; in report-differences.txt)" % len(diffs))
 
 
 def selftest():
