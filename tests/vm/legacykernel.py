@@ -189,9 +189,12 @@ def build(cache, force=False):
         shutil.rmtree(root, ignore_errors=True)
         os.rename(stage, root)
         shutil.rmtree(work, ignore_errors=True)
-        for old in os.listdir(cache):  # an older key's tree is not needed any more
-            if old.startswith(("sysfsdep-", "work-")) and old != os.path.basename(root):
-                shutil.rmtree(os.path.join(cache, old), ignore_errors=True)
+        for old in os.listdir(cache):  # an older key's tree and log are not needed any more
+            path = os.path.join(cache, old)
+            if old.startswith(("sysfsdep-", "work-")) and key not in old:
+                shutil.rmtree(path, ignore_errors=True)
+            elif old.startswith("build-") and old.endswith(".log") and key not in old:
+                os.remove(path)
         open(os.path.join(root, ".complete"), "w").close()
         log("done: %s" % root)
         return kernel.Kernel(root)
