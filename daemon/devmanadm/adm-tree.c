@@ -53,7 +53,8 @@ static int walk_class(const struct adm_ctx *ctx, struct model *m, const char *cl
         if (asprintf(&dir, "%s/class/%s", ctx->sysfs_root, class) < 0)
                 return -ENOMEM;
         r = list_dir(dir, &entries);
-        if (r < 0)
+        /* no /sys/class/block at all is the old layout, not an error */
+        if (r < 0 && !(r == -ENOENT && streq(class, "block")))
                 return r;
         if (streq(class, "block") && strv_length(entries) == 0) {
                 free(dir);

@@ -7,6 +7,12 @@
 #   vmtest.dev=devtmpfs|tmpfs      what to mount on /dev (tmpfs starts EMPTY)
 #   vmtest.start=rcs               devman only: start and coldplug through the installed rcS
 #                                  snippet (/usr/share/devman/devman.rcS), as busybox init would
+#   vmtest.nopcihotplug=1          skip the virtio disk hot-plug steps (a kernel without ACPI
+#                                  PCI hot-plug, suite kernels)
+#   vmtest.snapshot=1              devman only (suite kernels): after coldplug, report
+#                                  `devmanadm snapshot` and `devmanadm classes`, and when the
+#                                  initramfs holds /vmtest/old.snap (another kernel's snapshot)
+#                                  `devmanadm compare` and `classes --compare` against it
 # Channels (private nodes under /vmtest, never in /dev, so /dev holds only what the manager
 # and the kernel made):
 #   /vmtest/ctl  ttyS1: line protocol with the host ("REQ <action>" -> "OK <action>")
@@ -28,11 +34,15 @@ mount -t sysfs -o nosuid,nodev,noexec sysfs /sys
 manager=udevd
 devfs=devtmpfs
 preload=0
+snapshot=0
+pcihotplug=1
 start=init.sh
 # shellcheck disable=SC2013 # the command line is one line of words
 for arg in $(cat /proc/cmdline); do
     case "$arg" in
     vmtest.preload=1) preload=1 ;;
+    vmtest.snapshot=1) snapshot=1 ;;
+    vmtest.nopcihotplug=1) pcihotplug=0 ;;
     vmtest.manager=*) manager=${arg#vmtest.manager=} ;;
     vmtest.dev=*) devfs=${arg#vmtest.dev=} ;;
     vmtest.start=rcs) start=devman.rcS ;;
@@ -163,20 +173,22 @@ dump() { # STEP
     echo "@@ENDSTEP $1"
 }
 
+# Disks are counted in /sys/block: a directory of each disk holding its partitions on every
+# kernel, also one with the legacy layout (CONFIG_SYSFS_DEPRECATED: no /sys/class/block).
 # Counts of virtio and SCSI disks the host's hardware gives (qemu.py): at boot one virtio disk
 # and the SATA disk; the USB stick is only hot-plugged, so sd names never race between the
 # AHCI and USB probes. Waited for after settle: some drivers probe asynchronously.
 blocks_settled() { # VD SD
-    wait_count "$1" '/sys/class/block/vd?' || :
-    wait_count "$2" '/sys/class/block/sd?' || :
+    wait_count "$1" '/sys/block/vd?' || :
+    wait_count "$2" '/sys/block/sd?' || :
 }
 
 # What must exist before the boot counts as settled: disks and their partitions, the USB
 # keyboard's and tablet's event devices, both NICs.
 coldplug_settled() {
     blocks_settled 1 1
-    wait_count 2 '/sys/class/block/vda[12]' || :
-    wait_count 1 '/sys/class/block/sd?1' || :
+    wait_count 2 '/sys/block/vda/vda[12]' || :
+    wait_count 1 '/sys/block/sd?/sd?1' || :
     wait_count 2 '/sys/bus/usb/drivers/usbhid/*/*/input/input*/event*' || :
     wait_count 3 '/sys/class/net/*' || :
 }
@@ -197,15 +209,38 @@ udevadm monitor --udev --property >/tmp/monitor.log 2>&1 &
 monitor_pid=$!
 dump coldplug >&4
 
-host disk-add
-blocks_settled 2 1
-settle || warn "settle failed"
-dump disk-add >&4
+# A command's output as a named file of the report, then its exit status.
+report_file() { # NAME COMMAND...
+    name=$1
+    shift
+    echo "@@FILE $name"
+    "$@" 2>&1
+    rc=$?
+    echo "@@ENDFILE $name"
+    echo "@@RC $name $rc"
+}
+if [ "$snapshot" = 1 ] && [ "$manager" = devman ]; then
+    {
+        report_file snapshot devmanadm snapshot
+        report_file classes devmanadm classes
+        if [ -r /vmtest/old.snap ]; then
+            report_file compare devmanadm compare --verbose /vmtest/old.snap
+            report_file classes-compare devmanadm classes --compare=/vmtest/old.snap
+        fi
+    } >&4
+fi
 
-host disk-remove
-blocks_settled 1 1
-settle || warn "settle failed"
-dump disk-remove >&4
+if [ "$pcihotplug" = 1 ]; then
+    host disk-add
+    blocks_settled 2 1
+    settle || warn "settle failed"
+    dump disk-add >&4
+
+    host disk-remove
+    blocks_settled 1 1
+    settle || warn "settle failed"
+    dump disk-remove >&4
+fi
 
 host usb-add
 blocks_settled 1 2

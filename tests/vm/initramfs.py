@@ -147,8 +147,9 @@ def parse_modules_dep(moddir):
     return deps
 
 
-def module_closure(moddir, wanted):
-    """Relative paths of the wanted modules and all they depend on; built-in ones are skipped."""
+def module_closure(moddir, wanted, missing_ok=False):
+    """Relative paths of the wanted modules and all they depend on; built-in ones are skipped,
+    and with missing_ok the ones the kernel does not have (a self-built, smaller kernel)."""
     deps = parse_modules_dep(moddir)
     builtin = set()
     with open(os.path.join(moddir, "modules.builtin")) as f:
@@ -159,6 +160,8 @@ def module_closure(moddir, wanted):
         if name in builtin:
             continue
         if name not in deps:
+            if missing_ok:
+                continue
             raise RuntimeError("module %s is neither in modules.dep nor built in" % name)
         path, dlist = deps[name]
         paths.add(path)
@@ -171,7 +174,7 @@ def add_modules(cpio, kernel, tmp, extra=()):
     extra: out-of-tree .ko files (the test module), placed in extra/ so modprobe finds them."""
     stage_mod = os.path.join(tmp, "lib", "modules", kernel.version)
     os.makedirs(stage_mod)
-    for rel in module_closure(kernel.moddir, MODULES):
+    for rel in module_closure(kernel.moddir, MODULES, getattr(kernel, "partial", False)):
         os.makedirs(os.path.join(stage_mod, os.path.dirname(rel)), exist_ok=True)
         shutil.copy(os.path.join(kernel.moddir, rel), os.path.join(stage_mod, rel))
     for ko in extra:
@@ -288,7 +291,8 @@ def add_devman(cpio, devmand, devmanadm, rules_dir, rcs=None):
 
 
 def build(out_path, kernel, init_script, uinput_device, rules_dir, devmand=None, devmanadm=None, rcs=None,
-          extra_modules=()):
+          extra_modules=(), extra_files=()):
+    """extra_files: (host path, path in the guest) pairs, e.g. another boot's snapshot."""
     cpio = Cpio()
     applets = add_base(cpio, init_script)
     with tempfile.TemporaryDirectory(prefix="devman-vm-modules.") as tmp:
@@ -298,6 +302,8 @@ def build(out_path, kernel, init_script, uinput_device, rules_dir, devmand=None,
     add_elf(cpio, uinput_device, "usr/bin/uinput-device")
     add_devman(cpio, devmand, devmanadm, rules_dir, rcs)
     add_busybox_applets(cpio, applets)
+    for src, dst in extra_files:
+        cpio.file(src, dst, 0o644)
     cpio.write(out_path)
 
 

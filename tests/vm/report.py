@@ -5,7 +5,8 @@
  "steps": {step: {"dev": {path: {type, mode, owner, group, devt, inode}},
                   "links": {path: target as written}, "data": {id: [lines]}, "tags": [tag/id],
                   "run": [paths], "exportdb": {devpath: {"N", "S" (list), "L", "E" {k: v}}},
-                  "libinput": [{field: value}], "modules": [...], "net": [...], "uptime": s}}}
+                  "libinput": [{field: value}], "modules": [...], "net": [...], "uptime": s}},
+ "files": {name: text}, "rc": {name: exit status}}   (init.sh's report_file, vmtest.snapshot=1)
 """
 
 import json
@@ -135,11 +136,23 @@ def finish_section(step, name, lines):
 
 
 def parse(text):
-    result = {"timing": {}, "fatal": None, "done": False, "steps": {}, "warnings": []}
-    step = section = None
+    result = {"timing": {}, "fatal": None, "done": False, "steps": {}, "warnings": [],
+              "files": {}, "rc": {}}
+    step = section = fname = None
     lines = []
     for line in text.splitlines():
-        if line.startswith("@@SECTION ") or line.startswith("@@ENDSTEP "):
+        if fname is not None:
+            if line == "@@ENDFILE " + fname:
+                result["files"][fname] = "".join(x + "\n" for x in lines)
+                fname, lines = None, []
+            else:
+                lines.append(line)
+        elif line.startswith("@@FILE "):
+            fname, lines = line[7:], []
+        elif line.startswith("@@RC "):
+            name, _, rc = line[5:].rpartition(" ")
+            result["rc"][name] = int(rc)
+        elif line.startswith("@@SECTION ") or line.startswith("@@ENDSTEP "):
             if step is not None and section:
                 finish_section(step, section, lines)
             section, lines = line[10:], []

@@ -61,6 +61,15 @@ virtio_blk
 ens7
 lo
 @@ENDSTEP coldplug
+@@FILE snapshot
+devman-snapshot 1
+@@SECTION not a section inside a file
+end
+@@ENDFILE snapshot
+@@RC snapshot 0
+@@FILE compare
+@@ENDFILE compare
+@@RC compare 1
 @@DONE
 """
 
@@ -89,6 +98,11 @@ def main():
     assert [d["Device"] for d in c["libinput"]] == ["QEMU QEMU USB Keyboard", "Other"]
     assert c["libinput"][0]["Capabilities"] == "keyboard"
     assert c["modules"] == ["virtio_blk"] and c["net"] == ["ens7", "lo"]
+
+    assert r["files"] == {"snapshot": "devman-snapshot 1\n@@SECTION not a section inside a file\nend\n",
+                          "compare": ""}, r["files"]
+    assert r["rc"] == {"snapshot": 0, "compare": 1}, r["rc"]
+    assert "not a section inside a file" not in c
 
     bad = report.parse("@@STEP x\n@@FATAL no disk\n")
     assert bad["fatal"] == "no disk" and not bad["done"]

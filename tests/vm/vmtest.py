@@ -70,17 +70,19 @@ class Env:
     def have_devman(self):
         return os.access(self.devmand, os.X_OK) and os.access(self.devmanadm, os.X_OK)
 
-    def accel(self):
+    def accel(self, kernel=None):
+        kernel = kernel or self.kernel
+
         def probe(accel):
             with tempfile.TemporaryDirectory(prefix="devman-vm-probe.") as tmp:
                 img = os.path.join(tmp, "probe.cpio")
                 initramfs.build_probe(img, PROBE_MARKER)
                 t = time.monotonic()
-                ok = qemu.probe(self.qemu, self.kernel.image, img, accel, PROBE_TIMEOUT, PROBE_MARKER)
+                ok = qemu.probe(self.qemu, kernel.image, img, accel, PROBE_TIMEOUT, PROBE_MARKER)
                 log("probe %s: %s after %.1f s" % (accel, "reached /init" if ok else "no /init",
                                                    time.monotonic() - t))
                 return ok
-        return kmod.accelerator(self.cache, self.kernel, self.qemu, probe)
+        return kmod.accelerator(self.cache, kernel, self.qemu, probe)
 
     def reference_key(self):
         """What the udevd reference result depends on (devman's binaries do not count)."""
@@ -97,29 +99,32 @@ class Env:
         return h.hexdigest()
 
 
-def boot(env, manager, devfs, keep_dir=None):
-    """One boot; returns the parsed report with "host_seconds" and "accel" added."""
-    accel = env.accel()
+def boot(env, manager, devfs, keep_dir=None, kernel=None, append_extra="", extra_files=()):
+    """One boot; returns the parsed report with "host_seconds" and "accel" added. kernel (default
+    Debian's), append_extra and extra_files are for the kernels suite (vm-kernels.py)."""
+    kernel = kernel or env.kernel
+    accel = env.accel(kernel)
     with tempfile.TemporaryDirectory(prefix="devman-vm.") as tmp:
         devman = env.have_devman()
         initrd = os.path.join(tmp, "initrd.cpio")
         t = time.monotonic()
-        initramfs.build(initrd, env.kernel, os.path.join(HERE, "init.sh"), env.uinput, env.rules,
+        initramfs.build(initrd, kernel, os.path.join(HERE, "init.sh"), env.uinput, env.rules,
                         env.devmand if devman else None, env.devmanadm if devman else None,
-                        env.rcs if devman else None)
+                        env.rcs if devman else None, extra_files=extra_files)
         imgs = images.make(tmp)
         log("initramfs %.1f MiB and images made in %.1f s; booting %s on %s (%s, kernel %s)" % (
             os.path.getsize(initrd) / 1048576, time.monotonic() - t, manager, devfs, accel,
-            env.kernel.version))
+            kernel.version))
         append = ("console=ttyS0 loglevel=5 panic=-1 rdinit=/init vmtest.manager=%s vmtest.dev=%s"
                   % (manager, devfs))
         if manager == "devman" and devfs == RCS_DEVFS:
             append += " vmtest.start=rcs"
         if manager == "devman" and os.environ.get("DEVMAN_VM_PRELOAD") == "1":
             append += " vmtest.preload=1"  # a debugging aid, see README.md
+        append += append_extra
         error = None
         try:
-            out, console, secs = qemu.run(env.qemu, env.kernel.image, initrd, append, accel, tmp,
+            out, console, secs = qemu.run(env.qemu, kernel.image, initrd, append, accel, tmp,
                                           imgs, BOOT_TIMEOUT, log)
         except Exception as e:  # the report so far still tells what happened
             error = "%s: %s" % (type(e).__name__, e)
