@@ -38,5 +38,8 @@ desc=/usr/share/binfmts/qemu-$q
 field() { sed -n "s/^$1 //p" "$desc"; }
 magic=$(field magic); mask=$(field mask); offset=$(field offset)
 interp=/usr/libexec/qemu-binfmt/$q-binfmt-P
-[ -n "$magic" ] && [ -x "$interp" ] || { echo "binfmt: $desc or $interp missing (tests/cross/deps.sh)" >&2; exit 1; }
+if [ -z "$magic" ] || [ ! -x "$interp" ]; then
+    echo "binfmt: $desc or $interp missing (tests/cross/deps.sh)" >&2
+    exit 1
+fi
 printf ':devman-qemu-%s:M:%s:%s:%s:%s:FP\n' "$q" "${offset:-0}" "$magic" "$mask" "$interp" > "$dir/register"
