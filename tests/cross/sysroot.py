@@ -24,7 +24,14 @@ import sys
 # What devman links against (meson.build) and the libudev client test's libudev.
 PACKAGES = ["libc6-dev", "libsystemd-dev", "libnl-3-dev", "libnl-route-3-dev", "libevdev-dev",
             "libblkid-dev", "libkmod-dev", "libudev-dev"]
+# Unpacked without their dependencies, for data only: systemd.pc (where units go).
+DATA_ONLY = ["systemd"]
 ARCHES = {"arm64": "aarch64-linux-gnu", "armhf": "arm-linux-gnueabihf", "s390x": "s390x-linux-gnu"}
+
+
+def apt(args, **kw):
+    """apt-get with its output on stderr: stdout carries the sysroot's path alone."""
+    return subprocess.run(["apt-get"] + args, stdout=sys.stderr, **kw)
 
 
 def apt_options(state):
@@ -53,7 +60,7 @@ def relink(root):
 
 def stamp_of(arch):
     """What the sysroot is made of: the package list, this script and the host's sources."""
-    h = hashlib.sha256(" ".join([arch] + PACKAGES).encode())
+    h = hashlib.sha256(" ".join([arch] + PACKAGES + DATA_ONLY).encode())
     with open(os.path.abspath(__file__), "rb") as f:
         h.update(f.read())
     for d in ["/etc/apt/sources.list.d"]:
@@ -77,13 +84,14 @@ def make(arch, cache):
     open(os.path.join(state, "status"), "w").close()
     opts = apt_options(state) + ["-o", "APT::Architecture=" + arch, "-o", "APT::Architectures::=" + arch]
     # a mirror in mid-sync fails an index now and then: go on with what did download
-    r = subprocess.run(["apt-get"] + opts + ["update"])
+    r = apt(opts + ["update"])
     if r.returncode:
         print("sysroot: apt-get update reported errors; going on", file=sys.stderr)
     # only this resolution's packages: a package left from an older one would be unpacked too
-    subprocess.run(["apt-get"] + opts + ["clean"], check=True)
-    subprocess.run(["apt-get"] + opts + ["install", "-y", "--download-only", "--no-install-recommends"]
+    apt(opts + ["clean"], check=True)
+    apt(opts + ["install", "-y", "--download-only", "--no-install-recommends"]
                    + PACKAGES, check=True)
+    apt(opts + ["download"] + DATA_ONLY, check=True, cwd=os.path.join(state, "archives"))
     shutil.rmtree(root, ignore_errors=True)
     os.makedirs(root)
     archives = os.path.join(state, "archives")
