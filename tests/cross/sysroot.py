@@ -24,8 +24,10 @@ import sys
 # What devman links against (meson.build) and the libudev client test's libudev.
 PACKAGES = ["libc6-dev", "libsystemd-dev", "libnl-3-dev", "libnl-route-3-dev", "libevdev-dev",
             "libblkid-dev", "libkmod-dev", "libudev-dev"]
-# Unpacked without their dependencies, for data only: systemd.pc (where units go).
-DATA_ONLY = ["systemd"]
+# Packages downloaded without their dependencies for a few files: systemd.pc (where units go).
+# Only those files: qemu-user's -L prefers the sysroot's copy of any path, so a whole systemd
+# package would hide the host's /lib/udev/rules.d from the tests that read it.
+DATA_ONLY = {"systemd": ["./usr/share/pkgconfig/systemd.pc"]}
 ARCHES = {"arm64": "aarch64-linux-gnu", "armhf": "arm-linux-gnueabihf", "s390x": "s390x-linux-gnu"}
 
 
@@ -60,7 +62,7 @@ def relink(root):
 
 def stamp_of(arch):
     """What the sysroot is made of: the package list, this script and the host's sources."""
-    h = hashlib.sha256(" ".join([arch] + PACKAGES + DATA_ONLY).encode())
+    h = hashlib.sha256(" ".join([arch] + PACKAGES + sorted(DATA_ONLY)).encode())
     with open(os.path.abspath(__file__), "rb") as f:
         h.update(f.read())
     for d in ["/etc/apt/sources.list.d"]:
@@ -91,13 +93,21 @@ def make(arch, cache):
     apt(opts + ["clean"], check=True)
     apt(opts + ["install", "-y", "--download-only", "--no-install-recommends"]
                    + PACKAGES, check=True)
-    apt(opts + ["download"] + DATA_ONLY, check=True, cwd=os.path.join(state, "archives"))
-    shutil.rmtree(root, ignore_errors=True)
-    os.makedirs(root)
     archives = os.path.join(state, "archives")
     debs = sorted(n for n in os.listdir(archives) if n.endswith("_" + arch + ".deb") or n.endswith("_all.deb"))
+    data = os.path.join(state, "data")
+    shutil.rmtree(data, ignore_errors=True)
+    os.makedirs(data)
+    apt(opts + ["download"] + sorted(DATA_ONLY), check=True, cwd=data)
+    shutil.rmtree(root, ignore_errors=True)
+    os.makedirs(root)
     for n in debs:
         subprocess.run(["dpkg-deb", "-x", os.path.join(archives, n), root], check=True)
+    for n in sorted(os.listdir(data)):
+        files = DATA_ONLY[n.split("_")[0]]
+        tar = subprocess.run(["dpkg-deb", "--fsys-tarfile", os.path.join(data, n)], check=True,
+                             capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", root] + files, input=tar, check=True)
     relink(root)
     with open(stamp_file, "w") as f:
         f.write(stamp)
