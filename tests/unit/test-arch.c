@@ -10,7 +10,10 @@
  *    glibc on every architecture, also armhf);
  *  - the monitor's filter hash reads 4-byte words in host order, as libudev's does on the same
  *    machine: a big-endian libudev filters with the big-endian value;
- *  - armhf is built with 64-bit time_t and off_t (tests/cross/arm-linux-gnueabihf.ini).
+ *  - armhf is built with 64-bit time_t and off_t (tests/cross/arm-linux-gnueabihf.ini);
+ *  - memory maps: an address beyond unsigned long is not the program's own mapping (a 32-bit
+ *    program under qemu-user reads the 64-bit emulator's smaps; truncated, those addresses
+ *    made the idle trim drop the program's live memory), inode numbers are 64-bit.
  */
 #include <endian.h>
 #include <fcntl.h>
@@ -25,6 +28,7 @@
 #include "hwdb-compile.h"
 #include "hwdb-format.h"
 #include "hwdb.h"
+#include "memtrim.h"
 #include "monitor.h"
 #include "sysfs.h"
 #include "test-tmpdir.h"
@@ -146,5 +150,34 @@ static void test_time_and_offsets(void)
         CHECK(sizeof(st.st_mtim.tv_sec) == 8);
 }
 
+static void test_maps_line_widths(void)
+{
+        unsigned long start, end;
+        uint64_t inode;
+        char perms[5];
+        const char *path;
+
+        CHECK(memtrim_parse_mapping("3f6bb000-3f7c5000 r--p 00000000 fe:00 1559368    /lib/libc.so.6", &start,
+                                    &end, perms, &inode, &path));
+        CHECK(start == 0x3f6bb000UL && end == 0x3f7c5000UL && inode == 1559368);
+        CHECK_STR(perms, "r--p");
+        CHECK_STR(path, "/lib/libc.so.6");
+        /* a 64-bit inode number fits everywhere */
+        CHECK(memtrim_parse_mapping("1000-2000 r--p 00000000 00:2a 8589934593 /x", &start, &end, perms, &inode,
+                                    &path));
+        CHECK(inode == UINT64_C(8589934593));
+        /* a 64-bit address: this program's own only where unsigned long holds it */
+        bool wide = memtrim_parse_mapping("7f1234567000-7f1234568000 r--p 00000000 fe:00 12 /q", &start, &end,
+                                          perms, &inode, &path);
+        if (sizeof(unsigned long) == 8)
+                CHECK(wide && start == 0x7f1234567000UL);
+        else
+                CHECK(!wide);
+        /* more than 64 bits: nobody's */
+        CHECK(!memtrim_parse_mapping("1ffffffffffffffff-2ffffffffffffffff r--p 0 0:0 0 /z", &start, &end, perms,
+                                     &inode, &path));
+}
+
 TEST_MAIN(TEST(test_hwdb_fields_little_endian), TEST(test_hwdb_line_order_past_255), TEST(test_devnum),
-          TEST(test_monitor_hash_host_order), TEST(test_time_and_offsets))
+          TEST(test_monitor_hash_host_order), TEST(test_time_and_offsets),
+          TEST(test_maps_line_widths))
