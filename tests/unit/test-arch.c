@@ -11,6 +11,8 @@
  *  - the monitor's filter hash reads 4-byte words in host order, as libudev's does on the same
  *    machine: a big-endian libudev filters with the big-endian value;
  *  - armhf is built with 64-bit time_t and off_t (tests/cross/arm-linux-gnueabihf.ini);
+ *  - input capability bitmaps: the kernel prints words of its own long; a 32-bit program on a
+ *    64-bit kernel reads 64-bit words and must split them, not saturate them;
  *  - memory maps: an address beyond unsigned long is not the program's own mapping (a 32-bit
  *    program under qemu-user reads the 64-bit emulator's smaps; truncated, those addresses
  *    made the idle trim drop the program's live memory), inode numbers are 64-bit.
@@ -25,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "builtin-input_id.h"
 #include "hwdb-compile.h"
 #include "hwdb-format.h"
 #include "hwdb.h"
@@ -150,6 +153,32 @@ static void test_time_and_offsets(void)
         CHECK(sizeof(st.st_mtim.tv_sec) == 8);
 }
 
+static bool bit_set(const unsigned long *w, size_t bit)
+{
+        return (w[bit / INPUT_BITS_PER_LONG] >> (bit % INPUT_BITS_PER_LONG)) & 1;
+}
+
+static void test_input_bitmap_kernel_words(void)
+{
+        unsigned long w[INPUT_NLONGS(256)];
+        size_t set = 0;
+
+        /* a 64-bit kernel's key bitmap: KEY_ESC..KEY_Q-ish in the low word, bit 148 high up,
+         * bit 63 at the top of the first word */
+        input_parse_bitmap("100000 0000000000000000 800000000000fffe\n", w, ELEMENTSOF(w));
+        for (size_t b = 0; b < 256; b++)
+                set += bit_set(w, b);
+        for (size_t b = 1; b < 16; b++)
+                CHECK(bit_set(w, b));
+        CHECK(bit_set(w, 63));
+        CHECK(bit_set(w, 128 + 20));
+        CHECK_INT(set, 17);
+        /* one short word: the same bits on every kernel */
+        input_parse_bitmap("120013", w, ELEMENTSOF(w));
+        CHECK(bit_set(w, 0) && bit_set(w, 1) && bit_set(w, 4) && bit_set(w, 17) && bit_set(w, 20));
+        CHECK(!bit_set(w, 2) && !bit_set(w, 32));
+}
+
 static void test_maps_line_widths(void)
 {
         unsigned long start, end;
@@ -180,4 +209,4 @@ static void test_maps_line_widths(void)
 
 TEST_MAIN(TEST(test_hwdb_fields_little_endian), TEST(test_hwdb_line_order_past_255), TEST(test_devnum),
           TEST(test_monitor_hash_host_order), TEST(test_time_and_offsets),
-          TEST(test_maps_line_widths))
+          TEST(test_maps_line_widths), TEST(test_input_bitmap_kernel_words))
