@@ -226,7 +226,7 @@ static void read_bitmap(const struct builtin_ctx *ctx, struct device *d, const c
 static unsigned read_hex16(const struct builtin_ctx *ctx, struct device *d, const char *attr)
 {
         _cleanup_free_ char *v = builtin_sysattr_opt(ctx, d, attr);
-        unsigned long n;
+        uint64_t n;
         return v && parse_word(v, &n) && n <= 0xffff ? (unsigned)n : 0;
 }
 
