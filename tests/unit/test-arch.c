@@ -199,7 +199,7 @@ static void test_maps_line_widths(void)
         bool wide = memtrim_parse_mapping("7f1234567000-7f1234568000 r--p 00000000 fe:00 12 /q", &start, &end,
                                           perms, &inode, &path);
         if (sizeof(unsigned long) == 8)
-                CHECK(wide && start == 0x7f1234567000UL);
+                CHECK(wide && (uint64_t)start == UINT64_C(0x7f1234567000));
         else
                 CHECK(!wide);
         /* more than 64 bits: nobody's */
