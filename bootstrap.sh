@@ -6,6 +6,7 @@
 #                         then fuzz each parser for a bounded time (clang + libFuzzer, ./build-fuzz)
 #   ./bootstrap.sh deps   only install the dependencies
 #   ./bootstrap.sh build  only configure and build into ./build
+#   ./bootstrap.sh cross-deps   opt-in: what tests/cross/run needs (cross compilers, qemu-user)
 set -eu
 
 top=$(cd "$(dirname "$0")" && pwd)
@@ -65,6 +66,9 @@ build)
     install_deps
     build build
     ;;
+cross-deps)
+    exec "$top/tests/cross/deps.sh"
+    ;;
 run)
     install_deps
     build build
@@ -95,7 +99,7 @@ test)
     meson test -C build --print-errorlogs --suite vm
     ;;
 *)
-    echo "usage: $0 run|test|deps|build" >&2
+    echo "usage: $0 run|test|deps|build|cross-deps" >&2
     exit 2
     ;;
 esac

@@ -46,10 +46,10 @@ def closure(programs, ldd='ldd'):
     return sorted(libs), sorted(missing)
 
 
-def stripped_size(path, tmp):
+def stripped_size(path, tmp, strip='strip'):
     """The size of a stripped copy of path (its own size when strip cannot handle it)."""
     out = os.path.join(tmp, 'stripped')
-    if subprocess.run(['strip', '-o', out, path], capture_output=True).returncode == 0:
+    if subprocess.run([strip, '-o', out, path], capture_output=True).returncode == 0:
         size = os.path.getsize(out)
         os.unlink(out)
         return size
@@ -72,3 +72,24 @@ def footprint(programs, tmp, ldd='ldd'):
     return {'files': real, 'bytes': sum(os.path.getsize(f) for f in real), 'stripped_bytes': own,
             'libs': lib_rows, 'lib_count': len(lib_rows), 'libs_stripped_bytes': lib_total, 'missing': missing,
             'total_stripped_bytes': own + lib_total}
+
+
+# The cross builds of tests/cross/run (build-cross/ARCH) and their binutils' strip.
+CROSS = {'arm64': 'aarch64-linux-gnu', 'armhf': 'arm-linux-gnueabihf', 's390x': 's390x-linux-gnu'}
+
+
+def cross_footprints(top, tmp, programs=('devmand', 'devmanadm')):
+    """Per architecture with a cross build under top/build-cross and its strip installed: the
+    programs' stripped sizes (files, bytes, stripped_bytes, and per program in 'programs'). Their
+    libraries are the target's and not measured here (ldd runs the host's loader)."""
+    out = {}
+    for arch, triplet in CROSS.items():
+        files = [os.path.join(top, 'build-cross', arch, 'daemon', p) for p in programs]
+        strip = triplet + '-strip'
+        if not all(os.path.exists(f) for f in files) or subprocess.run(
+                ['which', strip], capture_output=True).returncode != 0:
+            continue
+        each = {os.path.basename(f): stripped_size(f, tmp, strip) for f in files}
+        out[arch] = {'files': files, 'bytes': sum(os.path.getsize(f) for f in files),
+                     'stripped_bytes': sum(each.values()), 'programs': each}
+    return out

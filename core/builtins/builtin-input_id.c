@@ -11,6 +11,8 @@
 #include "builtin-input_id.h"
 
 #include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <libevdev/libevdev.h>
 
@@ -22,17 +24,27 @@ static bool test_bit(unsigned bit, const unsigned long *words)
         return (words[bit / INPUT_BITS_PER_LONG] >> (bit % INPUT_BITS_PER_LONG)) & 1;
 }
 
-static bool parse_word(const char *s, unsigned long *ret)
+static bool parse_word(const char *s, uint64_t *ret)
 {
         char *end;
         if (!*s || *s == '-' || *s == '+' || *s == ' ')
                 return false;
         errno = 0;
-        unsigned long v = strtoul(s, &end, 16);
+        unsigned long long v = strtoull(s, &end, 16);
         if (errno || *end)
                 return false;
         *ret = v;
         return true;
+}
+
+/* Sets the bits of v, a word of the given width, at bit offset `at` of words. */
+static void put_word(unsigned long *words, size_t n, size_t at, uint64_t v, unsigned width)
+{
+        for (unsigned b = 0; b < width; b++) {
+                size_t bit = at + b;
+                if ((v >> b) & 1 && bit / INPUT_BITS_PER_LONG < n)
+                        words[bit / INPUT_BITS_PER_LONG] |= 1UL << (bit % INPUT_BITS_PER_LONG);
+        }
 }
 
 void input_parse_bitmap(const char *text, unsigned long *words, size_t n)
@@ -45,18 +57,29 @@ void input_parse_bitmap(const char *text, unsigned long *words, size_t n)
         while (len > 0 && (copy[len - 1] == '\n' || copy[len - 1] == '\r'))
                 copy[--len] = '\0';
 
+        /* The kernel prints words of its own long. A 32-bit program on a 64-bit kernel (armhf
+         * on arm64) sees words of up to 16 digits: then every word is 64 bits wide. */
+        unsigned width = INPUT_BITS_PER_LONG;
+        for (const char *w = copy; *w;) {
+                size_t k = strcspn(w, " ");
+                if (k > 8)
+                        width = 64;
+                w += k;
+                w += strspn(w, " ");
+        }
+
         /* least significant word last: walk from the end */
         size_t i = 0;
         char *word;
-        unsigned long v;
+        uint64_t v;
         while ((word = strrchr(copy, ' '))) {
-                if (parse_word(word + 1, &v) && i < n)
-                        words[i] = v;
+                if (parse_word(word + 1, &v) && (width == 64 || v <= ULONG_MAX))
+                        put_word(words, n, i * width, v, width);
                 *word = '\0';
                 i++;
         }
-        if (parse_word(copy, &v) && i < n)
-                words[i] = v;
+        if (parse_word(copy, &v) && (width == 64 || v <= ULONG_MAX))
+                put_word(words, n, i * width, v, width);
 }
 
 /* Pointer-like devices; returns the INPUT_* flags found (0: not a pointer). */
@@ -203,7 +226,7 @@ static void read_bitmap(const struct builtin_ctx *ctx, struct device *d, const c
 static unsigned read_hex16(const struct builtin_ctx *ctx, struct device *d, const char *attr)
 {
         _cleanup_free_ char *v = builtin_sysattr_opt(ctx, d, attr);
-        unsigned long n;
+        uint64_t n;
         return v && parse_word(v, &n) && n <= 0xffff ? (unsigned)n : 0;
 }
 

@@ -144,10 +144,11 @@ static int next_line(struct line_reader *lr, char **ret)
         }
 }
 
-/* A number in base 16 or 10 at *p, which moves past it; false when there is none. */
-static bool take_number(const char **p, unsigned base, unsigned long *ret)
+/* A number in base 16 or 10 at *p, which moves past it; false when there is none or it does
+ * not fit 64 bits. */
+static bool take_number(const char **p, unsigned base, uint64_t *ret)
 {
-        unsigned long v = 0;
+        uint64_t v = 0;
         const char *s = *p;
         for (;; s++) {
                 unsigned d;
@@ -157,6 +158,8 @@ static bool take_number(const char **p, unsigned base, unsigned long *ret)
                         d = (unsigned)(*s - 'a' + 10);
                 else
                         break;
+                if (v > (UINT64_MAX - d) / base)
+                        return false;
                 v = v * base + d;
         }
         if (s == *p)
@@ -166,13 +169,17 @@ static bool take_number(const char **p, unsigned base, unsigned long *ret)
         return true;
 }
 
-/* A mapping's line, "start-end perms offset major:minor inode   path": false for any other. */
-static bool parse_mapping(const char *line, unsigned long *start, unsigned long *end, char perms[static 5],
-                          unsigned long *inode, const char **path)
+bool memtrim_parse_mapping(const char *line, unsigned long *start, unsigned long *end, char perms[static 5],
+                           uint64_t *inode, const char **path)
 {
         const char *p = line;
-        unsigned long ignored;
-        if (!take_number(&p, 16, start) || *p++ != '-' || !take_number(&p, 16, end) || *p++ != ' ')
+        uint64_t s, e, ignored;
+        if (!take_number(&p, 16, &s) || *p++ != '-' || !take_number(&p, 16, &e) || *p++ != ' ')
+                return false;
+        /* An address no pointer of this program can hold is no mapping of its own: a 32-bit
+         * program under qemu-user reads the 64-bit emulator's smaps, whose truncated addresses
+         * would name the program's own memory. */
+        if ((unsigned long)s != s || (unsigned long)e != e)
                 return false;
         for (int i = 0; i < 4; i++) {
                 if (!*p)
@@ -185,6 +192,8 @@ static bool parse_mapping(const char *line, unsigned long *start, unsigned long 
                 return false;
         while (*p == ' ')
                 p++;
+        *start = (unsigned long)s;
+        *end = (unsigned long)e;
         *path = p;
         return true;
 }
@@ -205,10 +214,11 @@ static int collect(struct ranges *out, unsigned long stack_now)
         if (lr.fd < 0)
                 return negative_errno();
         while ((r = next_line(&lr, &line)) > 0) {
-                unsigned long s, e, inode, kb;
+                unsigned long s, e;
+                uint64_t inode, kb;
                 char perms[5];
                 const char *path, *v;
-                if (parse_mapping(line, &s, &e, perms, &inode, &path)) {
+                if (memtrim_parse_mapping(line, &s, &e, perms, &inode, &path)) {
                         if (startswith(path, "[stack]") && stack_now >= s && stack_now < e &&
                             stack_now - s > STACK_KEEP) {
                                 unsigned long limit = (stack_now - STACK_KEEP) & ~4095UL;

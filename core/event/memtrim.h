@@ -25,6 +25,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stdint.h>
 
 /* The name of the glibc tunable memtrim_exec_tuned() sets, and its setting. */
 #define MEMTRIM_TUNABLE "glibc.malloc.tcache_count=0"
@@ -44,6 +45,12 @@ int memtrim_exec_tuned(char **argv);
 
 /* Whether the tunable is set in this process's environment. */
 bool memtrim_tuned(void);
+
+/* One line of /proc/self/maps or smaps, "start-end perms offset major:minor inode   path":
+ * false for any other, and for addresses that do not fit an unsigned long (not this
+ * program's). *path points into line. Exposed for the tests. */
+bool memtrim_parse_mapping(const char *line, unsigned long *start, unsigned long *end, char perms[static 5],
+                           uint64_t *inode, const char **path);
 
 /* Returns the number of mappings trimmed, or -errno. */
 int memtrim_idle(void);

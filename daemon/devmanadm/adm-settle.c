@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* devmanadm settle: wait until the daemon's event queue is empty. */
 #include <getopt.h>
-#include <math.h>
+#include <math.h> /* isfinite(): a macro, no libm */
 #include <poll.h>
 #include <sys/inotify.h>
 #include <time.h>
@@ -74,7 +74,10 @@ int adm_wait_for_queue(const struct adm_ctx *ctx, double timeout_sec)
                 if (left <= 0)
                         return -ETIMEDOUT;
                 struct pollfd p = {.fd = ifd, .events = POLLIN};
-                int ms = left > 1.0 ? 1000 : (int)ceil(left * 1000);
+                /* whole ms, rounded up (never a 0 ms busy loop); no ceil(): 32-bit ARM has no
+                 * instruction for it, and the front links libc only */
+                uint64_t left_us = (uint64_t)(left * 1e6);
+                int ms = left_us >= 1000000 ? 1000 : (int)(left_us / 1000) + 1;
                 if (poll(&p, 1, ms) < 0 && errno != EINTR)
                         return negative_errno();
                 char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));

@@ -80,6 +80,22 @@ static void lookup_strings(struct strlist *l, unsigned keep)
         modaliases_from_dir(l, DEBIAN_SRC, keep);
 }
 
+/* libsystemd 252's sd-hwdb orders duplicate keys of v2 value entries by comparing their
+ * little-endian file priority, line and file name offset fields as stored, without converting
+ * them: on a big-endian machine it picks the wrong entry (systemd's own bug, e.g. "acpi:BOSC:"
+ * yields the 4-letter ID's vendor, not the later 3-letter one). There it is no oracle for
+ * devman's reader on v2 files; tests/cross/hwdb-cross-arch.py checks that reader against the
+ * answers given on x86-64 instead. */
+static bool sd_hwdb_order_is_oracle(void)
+{
+#if __BYTE_ORDER == __BIG_ENDIAN
+        fprintf(stderr, "big-endian: sd-hwdb's v2 precedence is wrong here, its comparison is left out\n");
+        return false;
+#else
+        return true;
+#endif
+}
+
 /* Compares the two readers over all lookup strings; returns how many lookups had results. */
 static size_t compare(const char *what, struct hwdb *dm, sd_hwdb *sd, sd_hwdb *sd_expected, const struct strlist *l)
 {
@@ -117,7 +133,7 @@ static void test_reader_on_debian_bin(void)
         CHECK(l.n > 10000);
         CHECK_INT(hwdb_open(NULL, DEBIAN_BIN, &dm), 0);
         CHECK_INT(sd_hwdb_new_from_path(DEBIAN_BIN, &sd), 0);
-        if (dm && sd) {
+        if (dm && sd && sd_hwdb_order_is_oracle()) {
                 size_t nonempty = compare("devman reader vs sd-hwdb on " DEBIAN_BIN, dm, NULL, sd, &l);
                 /* Most derived strings match their own record at least. */
                 CHECK(nonempty > l.n / 2);
@@ -198,10 +214,12 @@ static void test_compilers_agree(void)
                 /* systemd's reader on devman's database == on systemd's own */
                 CHECK(compare("sd-hwdb on devman's hwdb.bin vs on systemd-hwdb's", NULL, sd_dm, sd_sys, &l) >
                       l.n / 2);
-                /* devman's reader on systemd-hwdb's database */
-                compare("devman reader on systemd-hwdb's hwdb.bin", dm_sys, NULL, sd_sys, &l);
-                /* devman's reader on devman's database */
-                compare("devman reader on devman's hwdb.bin", dm_dm, NULL, sd_sys, &l);
+                if (sd_hwdb_order_is_oracle()) {
+                        /* devman's reader on systemd-hwdb's database */
+                        compare("devman reader on systemd-hwdb's hwdb.bin", dm_sys, NULL, sd_sys, &l);
+                        /* devman's reader on devman's database */
+                        compare("devman reader on devman's hwdb.bin", dm_dm, NULL, sd_sys, &l);
+                }
         }
 
         /* The default search below a root finds <root>/etc/udev/hwdb.bin first. */

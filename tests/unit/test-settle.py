@@ -17,6 +17,18 @@ MAGIC = 0xDEAD1DEA
 END, PING, WAIT_IDLE = 0, 7, 9
 WIRE = 280  # version[16], magic, type, value[256]
 
+
+def byte_order(path):
+    """The struct prefix of the ELF program's byte order: the control messages carry integers in
+    the order of the machine the peers run on, and under a cross run (tests/cross) that is
+    devmanadm's, not this interpreter's."""
+    with open(path, "rb") as f:
+        ident = f.read(6)
+    return "<" if ident[5] == 1 else ">"
+
+
+ORDER = byte_order(adm)
+
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
 import tap  # noqa: E402
 from tap import check  # noqa: E402
@@ -52,7 +64,7 @@ class FakeDaemon:
                 msg = conn.recv(WIRE + 1)
                 if len(msg) != WIRE:
                     break
-                magic, typ = struct.unpack_from("=Ii", msg, 16)
+                magic, typ = struct.unpack_from(ORDER + "Ii", msg, 16)
                 if magic != MAGIC:
                     break
                 self.types.append(typ)
@@ -62,7 +74,7 @@ class FakeDaemon:
                     break
             if owed:
                 self.go.wait()
-                conn.send(struct.pack("=16sIi256s", b"fake", MAGIC, WAIT_IDLE, b""))
+                conn.send(struct.pack(ORDER + "16sIi256s", b"fake", MAGIC, WAIT_IDLE, b""))
             conn.close()
 
     def close(self):
