@@ -53,6 +53,19 @@ static int remove_stale_node(int devfd, const char *id)
         return node_remove(devfd, NULL, rel, type, devnum);
 }
 
+/* Appends paths to add (only those m knows, when m is given), counting them in *count. */
+static int list_for_add(struct strv_builder *add, char **paths, struct model *m, unsigned *count)
+{
+        STRV_FOREACH(p, paths) {
+                if (m && !model_get(m, *p))
+                        continue;
+                if (strv_builder_push_copy(add, *p) < 0)
+                        return -ENOMEM;
+                (*count)++;
+        }
+        return 0;
+}
+
 int reconcile(struct model *m, int devfd, int runfd, const char *run_root, bool after_crash, char ***ret_add,
               struct reconcile_stats *stats)
 {
@@ -153,22 +166,11 @@ int reconcile(struct model *m, int devfd, int runfd, const char *run_root, bool 
                 r = sysfs_enumerate(model_sysfs_root(m), SYSFS_ENUM_SUBSYSTEMS, &subsystems, NULL);
                 if (r < 0)
                         goto finish;
-                STRV_FOREACH(p, subsystems) {
-                        if (strv_builder_push_copy(&add, *p) < 0) {
-                                r = -ENOMEM;
-                                goto finish;
-                        }
-                        stats->to_add++;
-                }
-        }
-        STRV_FOREACH(p, after_crash ? paths : NULL) {
-                if (!model_get(m, *p))
-                        continue;
-                if (strv_builder_push_copy(&add, *p) < 0) {
-                        r = -ENOMEM;
+                r = list_for_add(&add, subsystems, NULL, &stats->to_add);
+                if (r >= 0)
+                        r = list_for_add(&add, paths, m, &stats->to_add);
+                if (r < 0)
                         goto finish;
-                }
-                stats->to_add++;
         }
         r = 0;
         char **v = strv_builder_take(&add);
