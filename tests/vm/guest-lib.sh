@@ -3,10 +3,14 @@
 # /vmtest/lib.sh.
 #   log MSG / warn MSG     to the kernel console; warn also as "@@WARN" into the report
 #   die MSG                "@@FATAL" into the report and "FATAL" to the host, then reboot
-#   open_channels          /vmtest/out (hvc0, the report, fd 4) and /vmtest/ctl (ttyS1, the
+#   open_channels [TTY]    /vmtest/out (hvc0, the report, fd 4) and /vmtest/ctl (TTY or ttyS1, the
 #                          host's line protocol, fd 3): private nodes, never in /dev, so /dev
 #                          holds only what the manager and the kernel made
 #   uptime_s               seconds since the kernel started
+#   wait_count N GLOB      wait until N paths match GLOB (a time-out is a warning)
+#   dump_dev, dump STEP    what the report says of /dev, and of /dev, the database, libinput,
+#                          modules and interfaces after a step (init.sh, tests/cross/vm-init.sh;
+#                          report.py parses it)
 
 log() { echo "vmtest: $*"; }
 warn() {
@@ -34,12 +38,72 @@ private_node() { # NAME SYSFS-DIR
     mknod "/vmtest/$1" c "${_dev%:*}" "${_dev#*:}" || die "mknod /vmtest/$1"
 }
 
-open_channels() {
+open_channels() { # [CTL-TTY: ttyS1]
     private_node out /sys/class/tty/hvc0
-    private_node ctl /sys/class/tty/ttyS1
-    stty -F /vmtest/ctl raw -echo -icanon -ixon 115200 || die "stty ctl"
+    private_node ctl "/sys/class/tty/${1:-ttyS1}"
+    case "${1:-ttyS1}" in
+    ttyS*) stty -F /vmtest/ctl raw -echo -icanon -ixon 115200 || die "stty ctl" ;;
+    # a virtio console port has no line settings to speak of; stty says it cannot set them all
+    *) stty -F /vmtest/ctl raw -echo 2>/dev/null || log "stty ctl: not every setting took" ;;
+    esac
     exec 3<>/vmtest/ctl
     exec 4>/vmtest/out
 }
 
 uptime_s() { cut -d' ' -f1 /proc/uptime; }
+
+# Wait until exactly COUNT paths match the sysfs glob PATTERN: 60 s, generous for a loaded TCG
+# guest. A device that never comes is reported (@@WARN) and the boot goes on, so the report
+# still shows what the manager did; after the first time-out the others wait 5 s, keeping a
+# boot with a broken manager bounded.
+wait_limit=600
+wait_count() { # COUNT PATTERN
+    i=0
+    while :; do
+        n=0
+        for p in $2; do [ -e "$p" ] && n=$((n + 1)); done
+        [ "$n" -eq "$1" ] && return 0
+        i=$((i + 1))
+        if [ $i -gt $wait_limit ]; then
+            warn "time-out waiting for $1 of $2 (have $n)"
+            wait_limit=50
+            return 1
+        fi
+        sleep 0.1
+    done
+}
+
+# Snapshot of /dev: path|type|mode|user|group|major:minor(hex)|inode; links: path|link|'path' -> 'target'
+dump_dev() {
+    echo "@@SECTION dev"
+    find /dev -xdev ! -type l -exec stat -c '%n|%F|%a|%U|%G|%t:%T|%i' {} + | sort
+    find /dev -xdev -type l -exec stat -c '%n|link|%N' {} + | sort
+}
+
+# What a step left: /dev, the udev database as files and as udevadm reads it, what libinput
+# (a libudev client) sees, loaded modules and network interfaces. Few processes: under TCG
+# every fork costs.
+dump() { # STEP
+    echo "@@STEP $1"
+    echo "@@UPTIME $(uptime_s)"
+    dump_dev
+    echo "@@SECTION datafiles"
+    find /run/udev/data -type f 2>/dev/null | sort
+    echo "@@SECTION data"
+    grep -H '' /run/udev/data/* 2>/dev/null
+    echo "@@SECTION tags"
+    find /run/udev/tags -mindepth 2 2>/dev/null | sed 's|^/run/udev/tags/||' | sort
+    echo "@@SECTION run"
+    find /run/udev -maxdepth 1 2>/dev/null | sort
+    echo "@@SECTION exportdb"
+    udevadm info --export-db | cat
+    echo "@@SECTION libinput"
+    command -v libinput >/dev/null && libinput list-devices 2>&1 | cat
+    echo "@@SECTION monitor"
+    cat /tmp/monitor.log 2>/dev/null
+    echo "@@SECTION modules"
+    cut -d' ' -f1 /proc/modules | sort
+    echo "@@SECTION net"
+    ls -1 /sys/class/net
+    echo "@@ENDSTEP $1"
+}

@@ -24,7 +24,7 @@ export PATH=/usr/sbin:/usr/bin
 export SYSTEMD_PAGER=cat PAGER=cat SYSTEMD_COLORS=0 TERM=dumb
 umask 022
 
-# log, warn, die, open_channels, uptime_s (tests/vm/guest-lib.sh)
+# log, warn, die, open_channels, uptime_s, wait_count, dump_dev, dump (tests/vm/guest-lib.sh)
 # shellcheck source=/dev/null
 . /vmtest/lib.sh
 
@@ -116,62 +116,6 @@ if [ "$start" = devman.rcS ]; then
         devmanadm control --ping --timeout=10 || die "devmand does not answer after devman.rcS"
     }
 fi
-
-# Wait until exactly COUNT paths match the sysfs glob PATTERN: 60 s, generous for a loaded TCG
-# guest. A device that never comes is reported (@@WARN) and the boot goes on, so the report
-# still shows what the manager did; after the first time-out the others wait 5 s, keeping a
-# boot with a broken manager bounded.
-wait_limit=600
-wait_count() { # COUNT PATTERN
-    i=0
-    while :; do
-        n=0
-        for p in $2; do [ -e "$p" ] && n=$((n + 1)); done
-        [ "$n" -eq "$1" ] && return 0
-        i=$((i + 1))
-        if [ $i -gt $wait_limit ]; then
-            warn "time-out waiting for $1 of $2 (have $n)"
-            wait_limit=50
-            return 1
-        fi
-        sleep 0.1
-    done
-}
-
-# Snapshot of /dev: path|type|mode|user|group|major:minor(hex)|inode; links: path|link|'path' -> 'target'
-dump_dev() {
-    echo "@@SECTION dev"
-    find /dev -xdev ! -type l -exec stat -c '%n|%F|%a|%U|%G|%t:%T|%i' {} + | sort
-    find /dev -xdev -type l -exec stat -c '%n|link|%N' {} + | sort
-}
-
-# What a step left: /dev, the udev database as files and as udevadm reads it, what libinput
-# (a libudev client) sees, loaded modules and network interfaces. Few processes: under TCG
-# every fork costs.
-dump() { # STEP
-    echo "@@STEP $1"
-    echo "@@UPTIME $(uptime_s)"
-    dump_dev
-    echo "@@SECTION datafiles"
-    find /run/udev/data -type f 2>/dev/null | sort
-    echo "@@SECTION data"
-    grep -H '' /run/udev/data/* 2>/dev/null
-    echo "@@SECTION tags"
-    find /run/udev/tags -mindepth 2 2>/dev/null | sed 's|^/run/udev/tags/||' | sort
-    echo "@@SECTION run"
-    find /run/udev -maxdepth 1 2>/dev/null | sort
-    echo "@@SECTION exportdb"
-    udevadm info --export-db | cat
-    echo "@@SECTION libinput"
-    libinput list-devices 2>&1 | cat
-    echo "@@SECTION monitor"
-    cat /tmp/monitor.log 2>/dev/null
-    echo "@@SECTION modules"
-    cut -d' ' -f1 /proc/modules | sort
-    echo "@@SECTION net"
-    ls -1 /sys/class/net
-    echo "@@ENDSTEP $1"
-}
 
 # Disks are counted in /sys/block: a directory of each disk holding its partitions on every
 # kernel, also one with the legacy layout (CONFIG_SYSFS_DEPRECATED: no /sys/class/block).

@@ -122,13 +122,20 @@ def ldd_libraries(path):
     return libs
 
 
-def add_elf(cpio, src, dst=None):
+def host_libraries(path):
+    """ldd_libraries as (file to copy, path in the guest) pairs."""
+    return [(lib, lib) for lib in ldd_libraries(path)]
+
+
+def add_elf(cpio, src, dst=None, libs=host_libraries):
     """An executable and every shared library ldd resolves for it: what a distribution's
-    initramfs builder copies (devman opens no library with dlopen())."""
+    initramfs builder copies (devman opens no library with dlopen()). libs(src) gives the
+    libraries as (file, guest path) pairs: another architecture's come from its root
+    (tests/cross/vmroot.py)."""
     cpio.file(os.path.realpath(src), dst or usr_path(src), 0o755)
-    for lib in ldd_libraries(src):
-        if not cpio.has(usr_path(lib)):
-            cpio.file(os.path.realpath(lib), usr_path(lib), 0o755)
+    for lib, guest in libs(src):
+        if not cpio.has(usr_path(guest)):
+            cpio.file(os.path.realpath(lib), usr_path(guest), 0o755)
 
 
 def is_elf(path):
@@ -169,12 +176,13 @@ def module_closure(moddir, wanted, missing_ok=False):
     return sorted(paths)
 
 
-def add_modules(cpio, kernel, tmp, extra=()):
+def add_modules(cpio, kernel, tmp, extra=(), modules=None):
     """Copies the module closure into a staging tree, runs depmod there, archives the result.
-    extra: out-of-tree .ko files (the test module), placed in extra/ so modprobe finds them."""
+    extra: out-of-tree .ko files (the test module), placed in extra/ so modprobe finds them.
+    modules: the names wanted (default MODULES, this machine's)."""
     stage_mod = os.path.join(tmp, "lib", "modules", kernel.version)
     os.makedirs(stage_mod)
-    for rel in module_closure(kernel.moddir, MODULES, getattr(kernel, "partial", False)):
+    for rel in module_closure(kernel.moddir, modules or MODULES, getattr(kernel, "partial", False)):
         os.makedirs(os.path.join(stage_mod, os.path.dirname(rel)), exist_ok=True)
         shutil.copy(os.path.join(kernel.moddir, rel), os.path.join(stage_mod, rel))
     for ko in extra:
@@ -192,7 +200,10 @@ def add_modules(cpio, kernel, tmp, extra=()):
             cpio.file(src, "usr/lib/modules/%s/%s" % (kernel.version, os.path.relpath(src, stage_mod)), 0o644)
 
 
-def add_base(cpio, init_script):
+def add_base(cpio, init_script, busybox="/usr/bin/busybox", run=(), modules=None):
+    """The skeleton, /init, guest-lib.sh and a static busybox. Another architecture's busybox
+    lists its applets through run (the qemu-user command); modules: what /vmtest/modules
+    names (default MODULES)."""
     for d in ("bin", "sbin", "lib", "lib64"):
         cpio.dir("usr/" + d)
         cpio.symlink(d, "usr/" + d)
@@ -203,13 +214,13 @@ def add_base(cpio, init_script):
     cpio.node("dev/console", stat.S_IFCHR, 5, 1)  # the kernel opens it for init; /dev is mounted over
     cpio.file(init_script, "init", 0o755)
     cpio.file(os.path.join(os.path.dirname(os.path.abspath(__file__)), "guest-lib.sh"), "vmtest/lib.sh", 0o644)
-    cpio.file("/usr/bin/busybox", "usr/bin/busybox", 0o755)
-    applets = subprocess.run(["/usr/bin/busybox", "--list-full"], stdout=subprocess.PIPE,
+    cpio.file(busybox, "usr/bin/busybox", 0o755)
+    applets = subprocess.run([*run, busybox, "--list-full"], stdout=subprocess.PIPE,
                              text=True, check=True).stdout.split()
     cpio.data("etc/group", "".join("%s:x:%d:\n" % g for g in GROUPS))
     cpio.data("etc/passwd", "root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n")
     cpio.data("etc/modprobe.d/vmtest.conf", "options usb-storage delay_use=0\n")
-    cpio.data("vmtest/modules", " ".join(MODULES) + "\n")
+    cpio.data("vmtest/modules", " ".join(modules or MODULES) + "\n")
     return applets
 
 
@@ -221,11 +232,26 @@ def add_busybox_applets(cpio, applets):
             cpio.symlink(dst, "/usr/bin/busybox")
 
 
-def add_udev(cpio):
-    """systemd-udevd 252, udevadm, Debian's stock rules, hwdb and rule helpers, .link files."""
-    add_elf(cpio, "/usr/bin/udevadm")
+def _in_root(root, *paths):
+    """The first of paths (absolute, as in the guest) that exists under root, as a host path."""
+    for p in paths:
+        if os.path.exists(os.path.join(root, p.lstrip("/"))):
+            return os.path.join(root, p.lstrip("/"))
+    return os.path.join(root, paths[0].lstrip("/"))
+
+
+def add_udev(cpio, root="/", libs=host_libraries):
+    """systemd-udevd 252, udevadm, Debian's stock rules, hwdb and rule helpers, .link files;
+    from the host, or from root (an unpacked, not merged-/usr Debian of another architecture,
+    whose libraries libs finds)."""
+
+    def guest(path):
+        return usr_path("/" + os.path.relpath(path, root))
+
+    udevadm = _in_root(root, "/usr/bin/udevadm", "/bin/udevadm")
+    add_elf(cpio, udevadm, guest(udevadm), libs)
     cpio.symlink("usr/lib/systemd/systemd-udevd", "../../bin/udevadm")
-    udev = "/usr/lib/udev"
+    udev = _in_root(root, "/usr/lib/udev", "/lib/udev")
     for f in sorted(os.listdir(udev)):
         src = os.path.join(udev, f)
         if f == "rules.d":
@@ -236,15 +262,16 @@ def add_udev(cpio):
             cpio.file(src, "usr/lib/udev/hwdb.bin", 0o444)
         elif os.path.isfile(src) and os.access(src, os.X_OK):
             if is_elf(src):
-                add_elf(cpio, src)
+                add_elf(cpio, src, guest(src), libs)
             else:
-                cpio.file(src, usr_path(src), 0o755)
-    net = "/usr/lib/systemd/network"
+                cpio.file(src, guest(src), 0o755)
+    net = _in_root(root, "/usr/lib/systemd/network", "/lib/systemd/network")
     for f in sorted(os.listdir(net)) if os.path.isdir(net) else []:
         if f.endswith(".link"):
             cpio.file(os.path.join(net, f), "usr/lib/systemd/network/" + f, 0o644)
-    if os.path.exists("/etc/udev/udev.conf"):
-        cpio.file("/etc/udev/udev.conf", "etc/udev/udev.conf", 0o644)
+    conf = os.path.join(root, "etc/udev/udev.conf")
+    if os.path.exists(conf):
+        cpio.file(conf, "etc/udev/udev.conf", 0o644)
 
 
 def add_libinput(cpio):
@@ -273,16 +300,16 @@ def add_rcs(cpio, rcs):
             cpio.symlink(usr_path(path), guest)
 
 
-def add_devman(cpio, devmand, devmanadm, rules_dir, rcs=None):
+def add_devman(cpio, devmand, devmanadm, rules_dir, rcs=None, libs=host_libraries):
     """devman's programs (when built), the rcS snippet and its own rules, next to Debian's
     rules so both managers read the same set."""
     if devmand:
-        add_elf(cpio, devmand, "usr/sbin/devmand")
+        add_elf(cpio, devmand, "usr/sbin/devmand", libs)
     if devmanadm:
-        add_elf(cpio, devmanadm, "usr/bin/devmanadm")
+        add_elf(cpio, devmanadm, "usr/bin/devmanadm", libs)
         # the verbs the front does not carry (snapshot, info, ...): where it looks first
         tools = os.path.join(os.path.dirname(devmanadm), "devmanadm-tools")
-        add_elf(cpio, tools, "usr/libexec/devman/devmanadm-tools")
+        add_elf(cpio, tools, "usr/libexec/devman/devmanadm-tools", libs)
     if devmand and devmanadm and rcs:
         add_rcs(cpio, rcs)
     for r in sorted(os.listdir(rules_dir)) if os.path.isdir(rules_dir) else []:

@@ -153,9 +153,12 @@ class Hotplug:
             raise RuntimeError("unknown action %r" % action)
 
 
-def run(qemu, kernel_image, initrd, append, accel, workdir, imgs, timeout, log):
+def run(qemu, kernel_image, initrd, append, accel, workdir, imgs, timeout, log, machine=None,
+        hotplug=Hotplug):
     """Boots, serves the guest's requests, returns (report path, console path, host seconds).
-    Raises on a watchdog kill or a protocol error; QEMU is dead when this returns."""
+    Raises on a watchdog kill or a protocol error; QEMU is dead when this returns.
+    machine(ctl, qmp, report, console paths) -> QEMU's arguments and hotplug(qmp, imgs) the
+    host's actions, for another machine than this PC (tests/cross/vm.py)."""
     ctl_path = os.path.join(workdir, "ctl.sock")
     qmp_path = os.path.join(workdir, "qmp.sock")
     out_path = os.path.join(workdir, "report.txt")
@@ -171,6 +174,8 @@ def run(qemu, kernel_image, initrd, append, accel, workdir, imgs, timeout, log):
            "-device", "virtconsole,chardev=out,id=vcon0",
            "-qmp", "unix:%s,server=on,wait=off" % qmp_path,
            *machine_args(imgs)]
+    if machine:
+        cmd = [qemu] + machine(ctl_path, qmp_path, out_path, console_path)
     start = time.monotonic()
     deadline = start + timeout
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -187,7 +192,7 @@ def run(qemu, kernel_image, initrd, append, accel, workdir, imgs, timeout, log):
     try:
         ctl = _connect(ctl_path, proc, deadline)
         qmp_sock = _connect(qmp_path, proc, deadline)
-        hotplug = Hotplug(Qmp(qmp_sock), imgs)
+        hotplug = hotplug(Qmp(qmp_sock), imgs)
         reader = LineReader(ctl)
         while True:
             line = reader.readline(deadline)
