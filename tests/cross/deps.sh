@@ -9,7 +9,8 @@ set -eu
 
 pkgs="qemu-user-static gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf gcc-s390x-linux-gnu
 binutils-aarch64-linux-gnu binutils-arm-linux-gnueabihf binutils-s390x-linux-gnu
-libc6-dev-arm64-cross libc6-dev-armhf-cross libc6-dev-s390x-cross dpkg-dev"
+libc6-dev-arm64-cross libc6-dev-armhf-cross libc6-dev-s390x-cross dpkg-dev
+qemu-system-arm qemu-system-misc"
 
 missing=""
 for p in $pkgs; do
