@@ -417,8 +417,18 @@ def main(argv):
         path = os.path.join(env.results, name + ".json")
         if "--evaluate" in argv or (only != [""] and name not in only):
             results[name] = report.load(path)
-        else:
-            results[name] = boot(env, name, manager, devfs)
+            continue
+        previous = report.load(path) if name == "udevd" and os.path.exists(path) else None
+        results[name] = boot(env, name, manager, devfs)
+        if previous and previous.get("kernel") == env.kernel.version and not boot_failed(previous) \
+                and not boot_failed(results[name]):
+            # two reference boots of the same guest should not differ (if they did, the kernel
+            # and not devman would make the comparison flaky): said, never failed
+            norm = normalise_ccw if arch == "s390x" else (lambda r: r)
+            diffs = compare.compare(norm(previous), norm(results[name]))
+            for d in diffs[:50]:
+                log("NOTE: differs from the previous udevd boot: %s" % d)
+            log("%s: udevd: %d differences from the previous udevd boot" % (arch, len(diffs)))
     return evaluate(env, results)
 
 

@@ -128,6 +128,7 @@ def make(arch, cache):
     kdebs = download(opts, [kpkg], os.path.join(state, "kernel"))
     shutil.rmtree(kroot, ignore_errors=True)
     subprocess.run(["dpkg-deb", "-x", kdebs[0], kroot], check=True)
+    shutil.rmtree(os.path.dirname(kdebs[0]))  # 40-60 MB, unpacked now
     for v in os.listdir(os.path.join(kroot, "lib", "modules")):
         subprocess.run([shutil.which("depmod") or "/sbin/depmod", "-b", kroot, v], check=True)
     with open(stamp_file, "w") as f:
