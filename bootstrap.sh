@@ -6,7 +6,7 @@
 #                         then fuzz each parser for a bounded time (clang + libFuzzer, ./build-fuzz)
 #   ./bootstrap.sh deps   only install the dependencies
 #   ./bootstrap.sh build  only configure and build into ./build
-#   ./bootstrap.sh cross-deps   opt-in: what tests/cross/run needs (cross compilers, qemu-user)
+#   ./bootstrap.sh cross-deps   opt-in: what tests/cross/run needs (cross compilers, qemu-user, qemu-system)
 set -eu
 
 top=$(cd "$(dirname "$0")" && pwd)
