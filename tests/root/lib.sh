@@ -2,7 +2,8 @@
 #     set -u
 #     build=${1:?build dir}
 #     . "$(dirname "$0")/lib.sh"
-# The unit scripts test-units-*.sh source it too (as ../root/lib.sh) for ok/nok/expect_eq.
+# The unit scripts test-units-*.sh source it too (as ../root/lib.sh) for test_dirs and the
+# test lines (they run as any user: they call neither require nor in_private_namespaces).
 # It sets $src (DEVMAN_SOURCE_ROOT or the checkout this file is in) and gives:
 #   skip WHY / require root|loop-control|COMMAND...   exit 77 with the reason
 #   in_private_namespaces "$@"    re-runs the script once in private mount and network namespaces

@@ -13,7 +13,8 @@
 # The real thing runs in the distro suite's distro-initramfs test.
 #   test-units-initramfs.sh DEVMAND DEVMANADM UDEVLIBDIR SYSCONFDIR HOOK INIT_TOP INIT_BOTTOM
 set -u
-# ok/nok/check/expect_eq and the closing results: the shared prologue of the shell tests
+# the shared prologue of the shell tests: test_dirs (a private $tmp, removed on exit),
+# ok/nok/check/expect_eq and the closing results
 # shellcheck source-path=SCRIPTDIR source=../root/lib.sh
 . "$(dirname "$0")/../root/lib.sh"
 
@@ -24,8 +25,7 @@ sysconfdir=$4
 hook=$5
 top=$6
 bottom=$7
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+test_dirs units-initramfs
 
 # Stand-ins: every program the scripts run by name records its arguments. devmanadm's
 # "control --exit" removes devmand's running marker, as devmand does when it exits.

@@ -6,14 +6,14 @@
 # Functions that touch /run (start_pre, start_post) are not run.
 #   test-units-openrc.sh DEVMAND DEVMANADM DEVMAN DEVMAN_TRIGGER DEVMAN_SETTLE
 set -u
-# ok/nok/check/expect_eq and the closing results: the shared prologue of the shell tests
+# the shared prologue of the shell tests: test_dirs (a private $tmp, removed on exit),
+# ok/nok/check/expect_eq and the closing results
 # shellcheck source-path=SCRIPTDIR source=../root/lib.sh
 . "$(dirname "$0")/../root/lib.sh"
 
 devmand=$1
 devmanadm=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+test_dirs units-openrc
 mkdir "$tmp/bin"
 cat > "$tmp/bin/devmanadm" <<'STUB'
 #!/bin/sh

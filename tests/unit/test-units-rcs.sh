@@ -6,7 +6,8 @@
 # helper cleared; a crashed devmand's queue flag and control socket removed.
 #   test-units-rcs.sh DEVMAND DEVMANADM DEVMAN_RCS RUNIT_FINISH
 set -u
-# ok/nok/check/expect_eq and the closing results: the shared prologue of the shell tests
+# the shared prologue of the shell tests: test_dirs (a private $tmp, removed on exit),
+# ok/nok/check/expect_eq and the closing results
 # shellcheck source-path=SCRIPTDIR source=../root/lib.sh
 . "$(dirname "$0")/../root/lib.sh"
 
@@ -14,8 +15,7 @@ devmand=$1
 devmanadm=$2
 rcs=$3
 finish=$4
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+test_dirs units-rcs
 
 mkdir -p "$tmp/bin" "$tmp/proc"
 for prog in devmand devmanadm; do

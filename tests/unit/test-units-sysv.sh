@@ -9,15 +9,15 @@
 # The real thing runs in the distro suite (tests/distro/sysvinit.py).
 #   test-units-sysv.sh DEVMAND DEVMANADM DEVMAN_INIT
 set -u
-# ok/nok/check/expect_eq and the closing results: the shared prologue of the shell tests
+# the shared prologue of the shell tests: test_dirs (a private $tmp, removed on exit),
+# ok/nok/check/expect_eq and the closing results
 # shellcheck source-path=SCRIPTDIR source=../root/lib.sh
 . "$(dirname "$0")/../root/lib.sh"
 
 devmand=$1
 devmanadm=$2
 script=$3
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+test_dirs units-sysv
 
 mkdir -p "$tmp/bin" "$tmp/dev" "$tmp/sys/class" "$tmp/sys/kernel" "$tmp/proc/sys/kernel" "$tmp/run" "$tmp/etc/default"
 # devmanadm, mount, mountpoint: log their arguments; fail when "$tmp/fail-NAME" exists
