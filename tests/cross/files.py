@@ -155,9 +155,11 @@ def snapshots(native, cross, tmp):
     if bits["native"] != bits["cross"]:
         # compare sees the words' width differ: the bits themselves are checked byte for byte
         ignore = ["--ignore=prop:" + k for k in BITMAP_KEYS]
+    # one path for both trees: the snapshot names its sysfs root
+    sysfs = os.path.join(tmp, "sys")
     for name, build in (("native", native), ("cross", cross)):
-        sysfs = os.path.join(tmp, "sys%d" % bits[name])
-        if not os.path.exists(sysfs):
+        if name == "native" or bits["cross"] != bits["native"]:
+            shutil.rmtree(sysfs, ignore_errors=True)
             fixture.gen_sysfs(sysfs, "converted", bits=bits[name])
         out = os.path.join(tmp, "%s.snap" % name)
         p = subprocess.run([fixture.devmanadm(build), "--sysfs", sysfs, "snapshot", "--rules-dir", rules,
@@ -171,8 +173,8 @@ def snapshots(native, cross, tmp):
               % (sa.count("\ndevice "), ", input bitmaps in 64-bit words" if ignore else ""),
               first_difference(sa, sb))
     for name, build, old, new in (("native", native, "cross", "native"), ("cross", cross, "native", "cross")):
-        p = subprocess.run([fixture.devmanadm(build), "--sysfs", os.path.join(tmp, "sys%d" % bits[name]),
-                            "compare"] + ignore + [snaps[old], snaps[new]], capture_output=True, text=True)
+        p = subprocess.run([fixture.devmanadm(build), "--sysfs", sysfs, "compare"] + ignore + [snaps[old], snaps[new]],
+                           capture_output=True, text=True)
         tap.check(p.returncode == 0 and "nothing userspace-visible changed" in p.stdout,
                   "%s: devmanadm compare reads the %s snapshot: nothing changed%s"
                   % (name, old, " (input bitmaps' words left out)" if ignore else ""),
