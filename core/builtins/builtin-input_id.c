@@ -57,8 +57,12 @@ void input_parse_bitmap(const char *text, unsigned long *words, size_t n)
         while (len > 0 && (copy[len - 1] == '\n' || copy[len - 1] == '\r'))
                 copy[--len] = '\0';
 
-        /* The kernel prints words of its own long. A 32-bit program on a 64-bit kernel (armhf
-         * on arm64) sees words of up to 16 digits: then every word is 64 bits wide. */
+        /* The kernel prints words of the reading program's long: a 64-bit kernel shows a 32-bit
+         * program (armhf on arm64) 32-bit words, as the input core checks in_compat_syscall().
+         * Only under qemu-user, which makes a 32-bit guest's reads a 64-bit process's, does a
+         * 32-bit program see 64-bit words; a word of more than 8 digits then says that every
+         * word is 64 bits wide (64-bit words that all happen to be short look like 32-bit ones
+         * and are read as such). */
         unsigned width = INPUT_BITS_PER_LONG;
         for (const char *w = copy; *w;) {
                 size_t k = strcspn(w, " ");

@@ -38,11 +38,18 @@ PROBE_MARKER = "DEVMAN-DISTRO-PROBE-REACHED-INIT"
 MACHINE_MAC = "52:54:00:12:34:56"
 
 
-def log(msg):
-    print("distro: " + msg, file=sys.stderr, flush=True)
+log = image.log
 
 
 class Env:
+    """The run's directories, cache and QEMU, and its images (made on first use). A suite
+    with other images overrides the class attributes: its base tree (whose kernel the
+    accelerator probe boots), its images' folder in the build dir, their lock and maker."""
+    BASE = "base"
+    IMAGES = "images"
+    IMAGES_LOCK = "images.lock"
+    make_images = staticmethod(image.make_images)
+
     def __init__(self):
         self.source = os.environ.get("DEVMAN_SOURCE_ROOT", os.path.dirname(os.path.dirname(HERE)))
         self.build = os.environ.get("DEVMAN_BUILD_ROOT", os.path.join(self.source, "build"))
@@ -59,17 +66,17 @@ class Env:
             t = time.monotonic()
             # the images of this build dir's devman live in the build dir: another checkout's
             # run (same cache) would otherwise overwrite them between making and copying
-            with image.locked(self.cache, "images.lock"):
-                self.imgs = image.make_images(self.cache, self.source, self.build,
-                                              os.path.join(self.build, "tests", "distro", "images"))
-            log("images ready after %.0f s" % (time.monotonic() - t))
+            with image.locked(self.cache, self.IMAGES_LOCK):
+                self.imgs = self.make_images(self.cache, self.source, self.build,
+                                             os.path.join(self.build, "tests", "distro", self.IMAGES))
+            log("%s ready after %.0f s" % (self.IMAGES, time.monotonic() - t))
         return self.imgs
 
     def accel(self):
         """KVM when a probe boot of the guest's kernel works under it, else TCG (the vm suite's
-        detection, cached in the distro cache)."""
+        detection, cached in the distro cache, keyed by the base tree's kernel)."""
         imgs = self.images()
-        kern = vmkernel.Kernel(os.path.join(self.cache, "base"))
+        kern = vmkernel.Kernel(os.path.join(self.cache, self.BASE))
 
         def probe(accel):
             with tempfile.TemporaryDirectory(prefix="devman-distro-probe.") as tmp:
@@ -287,6 +294,15 @@ def load(env, variant):
         return json.load(f)
 
 
+def report(summary, problems):
+    """Prints the summary, a FAIL line per problem and their count; returns the exit status."""
+    print(summary)
+    for p in problems:
+        print("FAIL: " + p)
+    print("%d problems" % len(problems))
+    return 1 if problems else 0
+
+
 def evaluate(env):
     """Each boot's checks; the devman boots' device units, /dev and the rest against udevd's."""
     reps = {v: load(env, v) for v in image.VARIANTS}
@@ -297,43 +313,46 @@ def evaluate(env):
         if v != "udevd":
             problems += ["%s: %s" % (v, p) for p in
                          guestreport.compare(reps["udevd"], reps[v], os.path.join(HERE, "allowlist.txt"), v)]
-    print(guestreport.summary(reps["udevd"], reps["devman"], reps["devman-plain"]))
-    for p in problems:
-        print("FAIL: " + p)
-    print("%d problems" % len(problems))
-    return 1 if problems else 0
+    return report(guestreport.summary(reps["udevd"], reps["devman"], reps["devman-plain"]), problems)
 
 
-def main(argv):
+def cli(argv, doc, run, make_env=Env):
+    """The drivers' main: run(env, command, args) returns the exit status, or None for a
+    command it does not know (the usage, 2). Skips (77) when the images or QEMU cannot be
+    had; meson's timeout (SIGTERM) and ^C unwind, so the temporary directories (disk copies)
+    are removed and QEMU, which dies with this process, goes too."""
     if len(argv) < 2:
-        print(__doc__, file=sys.stderr)
+        print(doc, file=sys.stderr)
         return 2
-    cmd = argv[1]
-    # meson's timeout sends SIGTERM: unwind, so the temp dirs (disk copies) are removed and
-    # QEMU is killed (it also dies with this process)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
     signal.signal(signal.SIGINT, lambda *_: sys.exit(128 + signal.SIGINT))
     try:
-        env = Env()
-        if cmd == "image":
-            print(json.dumps(env.images(), indent=1))
-            return 0
-        if cmd == "evaluate":
-            return evaluate(env)
-        accel = env.accel()
-        if cmd == "boot" and len(argv) == 3 and argv[2] in image.VARIANTS:
-            print(json.dumps(run_boot(env, argv[2], accel), indent=1, sort_keys=True))
-            return 0
-        if cmd == "test" and argv[2:] == ["systemd"]:
-            for variant in ("udevd", "devman", "devman-plain"):
-                run_boot(env, variant, accel)
-            return evaluate(env)
+        status = run(make_env(), argv[1], argv[2:])
     except image.Unavailable as e:
         log("skip: %s" % e)
         return SKIP
-    print(__doc__, file=sys.stderr)
-    return 2
+    if status is None:
+        print(doc, file=sys.stderr)
+        return 2
+    return status
+
+
+def run(env, cmd, args):
+    if cmd == "image" and not args:
+        print(json.dumps(env.images(), indent=1))
+        return 0
+    if cmd == "evaluate" and not args:
+        return evaluate(env)
+    if cmd == "boot" and len(args) == 1 and args[0] in image.VARIANTS:
+        print(json.dumps(run_boot(env, args[0], env.accel()), indent=1, sort_keys=True))
+        return 0
+    if cmd == "test" and args == ["systemd"]:
+        accel = env.accel()
+        for variant in ("udevd", "devman", "devman-plain"):
+            run_boot(env, variant, accel)
+        return evaluate(env)
+    return None
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(cli(sys.argv, __doc__, run))

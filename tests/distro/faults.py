@@ -22,7 +22,6 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -82,10 +81,6 @@ def broken_rules():
         if kind == "bad":
             bad.append(i + 2)
     return text, bad
-
-
-def log(msg):
-    print("distro: " + msg, file=sys.stderr, flush=True)
 
 
 def guest_files(variant):
@@ -321,41 +316,26 @@ def evaluate(env):
     problems = guestreport.check_boot(reps["udevd"], "udevd")
     for v in FAULTS:
         problems += evaluate_fault(reps, v)
-    print(summary(reps))
-    for p in problems:
-        print("FAIL: " + p)
-    print("%d problems" % len(problems))
-    return 1 if problems else 0
+    return distro.report(summary(reps), problems)
 
 
-def main(argv):
-    if len(argv) < 2:
-        print(__doc__, file=sys.stderr)
-        return 2
-    cmd = argv[1]
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
-    signal.signal(signal.SIGINT, lambda *_: sys.exit(128 + signal.SIGINT))
-    try:
-        env = distro.Env()
-        if cmd == "evaluate":
-            return evaluate(env)
-        if not shutil.which("debugfs"):
-            raise image.Unavailable("debugfs (e2fsprogs) is not installed")
-        make_images(env)
-        accel = env.accel()
-        if cmd == "boot" and len(argv) == 3 and argv[2] in FAULTS + ("udevd",):
-            print(json.dumps(distro.run_boot(env, argv[2], accel), indent=1, sort_keys=True))
-            return 0
-        if cmd == "test":
-            for variant in ("udevd",) + FAULTS:
-                distro.run_boot(env, variant, accel)
-            return evaluate(env)
-    except image.Unavailable as e:
-        log("skip: %s" % e)
-        return distro.SKIP
-    print(__doc__, file=sys.stderr)
-    return 2
+def run(env, cmd, args):
+    if cmd == "evaluate" and not args:
+        return evaluate(env)
+    if not (cmd == "boot" and len(args) == 1 and args[0] in FAULTS + ("udevd",)
+            or cmd == "test" and not args):
+        return None
+    if not shutil.which("debugfs"):
+        raise image.Unavailable("debugfs (e2fsprogs) is not installed")
+    make_images(env)
+    accel = env.accel()
+    if cmd == "boot":
+        print(json.dumps(distro.run_boot(env, args[0], accel), indent=1, sort_keys=True))
+        return 0
+    for variant in ("udevd",) + FAULTS:
+        distro.run_boot(env, variant, accel)
+    return evaluate(env)
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(distro.cli(sys.argv, __doc__, run))

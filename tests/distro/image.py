@@ -3,8 +3,8 @@ repository, rebuilt from nothing by the same call on a fresh machine.
 
 Two stages:
   1. base: `debootstrap` of PACKAGES from the mirror apt on this host uses, into
-     CACHE/base (kept while the package list, the mirror and this stage's code are the same);
-     Debian's linux-image-amd64 and its initramfs-tools initramfs (which runs udev) come with it.
+     CACHE/base (kept while the package list, the mirror and the code of base() are the
+     same: base_key); Debian's linux-image-amd64 and its initramfs-tools initramfs (which runs udev) come with it.
   2. images (each test run, cheap): a copy of the base with devman installed by
      `meson install --destdir` (prefix /usr, -Dsystemd-units=enabled), the report service,
      /etc/fstab, the SYSTEMD_WANTS rule and its unit, systemd-networkd, and the enablement of
@@ -14,6 +14,8 @@ Two stages:
 
 import glob
 import hashlib
+import inspect
+import json
 import os
 import re
 import shutil
@@ -165,24 +167,26 @@ def _ensure_debootstrap():
         raise Unavailable("cannot install debootstrap: %s" % p.stdout[-2000:])
 
 
-def base_key(mirror_uri):
+def base_key(mirror_uri, packages, absent=()):
+    """The key of a base tree: what debootstrap is given (suite, mirror, packages), what the
+    tree must lack, and the code of base() that makes it; a change of any makes the tree again."""
     h = hashlib.sha256()
-    h.update(("%s\0%s\0%s\0" % (SUITE, mirror_uri, ",".join(PACKAGES))).encode())
-    with open(os.path.abspath(__file__), "rb") as f:  # this stage's code
-        src = f.read()
-    h.update(src[src.index(b"def base("):src.index(b"# end of stage 1")])
+    h.update(("%s\0%s\0%s\0%s\0" % (SUITE, mirror_uri, ",".join(packages), ",".join(absent))).encode())
+    h.update(inspect.getsource(base).encode())
     return h.hexdigest()[:16]
 
 
-def base(cache):
-    """Stage 1: the debootstrapped tree, made once per key. Returns its path."""
+def base(cache, name, packages, absent=()):
+    """Stage 1: CACHE/NAME, a `debootstrap --variant=minbase` of packages (with Debian's
+    kernel and initramfs), made once per base_key. absent: paths (relative to the tree) that
+    must not be in it, such as a program of a package that must not come in. Returns its path."""
     if os.geteuid() != 0:
         raise Unavailable("building the image needs root (debootstrap, chroot)")
     uri = mirror()
-    key = base_key(uri)
-    root = os.path.join(cache, "base")
-    stamp = os.path.join(cache, "base.key")
-    with vmkernel.locked(cache):
+    key = base_key(uri, packages, absent)
+    root = os.path.join(cache, name)
+    stamp = root + ".key"
+    with vmkernel.locked(cache, "lock-" + name):
         try:
             with open(stamp) as f:
                 if f.read().strip() == key and os.path.isdir(root):
@@ -190,38 +194,44 @@ def base(cache):
         except OSError:
             pass
         _ensure_debootstrap()
-        tmp = os.path.join(cache, "base.tmp")
+        tmp = root + ".tmp"
         shutil.rmtree(tmp, ignore_errors=True)
         shutil.rmtree(root, ignore_errors=True)
         if os.path.exists(stamp):
             os.unlink(stamp)
-        log("debootstrap %s from %s (a few minutes; log in %s/debootstrap.log)" % (SUITE, uri, cache))
-        with open(os.path.join(cache, "debootstrap.log"), "w") as logf:
-            p = subprocess.run(["debootstrap", "--variant=minbase", "--include=" + ",".join(PACKAGES),
+        logpath = os.path.join(cache, "debootstrap-%s.log" % name)
+        log("debootstrap %s (%s) from %s (a few minutes; log in %s)" % (SUITE, name, uri, logpath))
+        with open(logpath, "w") as logf:
+            p = subprocess.run(["debootstrap", "--variant=minbase", "--include=" + ",".join(packages),
                                 SUITE, tmp, uri], stdout=logf, stderr=subprocess.STDOUT,
                                timeout=DEBOOTSTRAP_TIMEOUT)
         if p.returncode != 0:
-            raise RuntimeError("debootstrap failed (%d), see %s/debootstrap.log" % (p.returncode, cache))
+            raise RuntimeError("debootstrap failed (%d), see %s" % (p.returncode, logpath))
         # The packages' downloads are not needed in the image.
         for deb in glob.glob(os.path.join(tmp, "var/cache/apt/archives/*.deb")):
             os.unlink(deb)
         if not glob.glob(os.path.join(tmp, "boot/initrd.img-*")):
             raise RuntimeError("debootstrap made no initramfs in %s/boot" % tmp)
+        for path in absent:
+            if os.path.lexists(os.path.join(tmp, path)):
+                raise RuntimeError("%s came into the tree %s" % (path, tmp))
         os.rename(tmp, root)
         with open(stamp, "w") as f:
             f.write(key + "\n")
         return root
-# end of stage 1
 
 
-def usr_build(source, build_root):
-    """devman configured for a distribution (prefix /usr, systemd units), in the build dir;
+# the usr build's options: devman as a Debian package with systemd would configure it
+USR_OPTIONS = ["-Dsystemd-units=enabled", "-Dinitramfs-tools=enabled",
+               "-Dsystemdsystemunitdir=/lib/systemd/system"]
+
+
+def usr_build(source, build_root, name="usr-build", options=USR_OPTIONS):
+    """devman configured for a distribution (prefix /usr and options), in BUILD/tests/distro/NAME;
     only the installed targets are built. Returns that build dir."""
-    bdir = os.path.join(build_root, "tests", "distro", "usr-build")
+    bdir = os.path.join(build_root, "tests", "distro", name)
     if not os.path.exists(os.path.join(bdir, "build.ninja")):
-        _run(["meson", "setup", "--prefix=/usr", "-Dsystemd-units=enabled", "-Dinitramfs-tools=enabled",
-              "-Dsystemdsystemunitdir=/lib/systemd/system", "-Dbash-completion=false", bdir, source])
-    import json
+        _run(["meson", "setup", "--prefix=/usr"] + options + ["-Dbash-completion=false", bdir, source])
     targets = json.loads(_run(["meson", "introspect", "--targets", bdir]))
     names = [os.path.relpath(f, bdir) for t in targets if t.get("installed") for f in t["filename"]]
     _run(["ninja", "-C", bdir, "-j2"] + names, timeout=1800)
@@ -284,59 +294,88 @@ UUID=%s /mnt/uuid ext4 defaults 0 2
 """ % (ROOT_UUID, LABEL_FS, UUID_UUID)
 
 
+def work_tree(root, bdir, tree):
+    """A fresh copy of the base tree root at tree, devman installed into it from bdir."""
+    shutil.rmtree(tree, ignore_errors=True)
+    _run(["cp", "-a", "--reflink=auto", root, tree], timeout=900)
+    _run(["meson", "install", "--no-rebuild", "-C", bdir, "--destdir", tree, "--quiet"],
+         env=dict(os.environ, DESTDIR=tree))
+
+
+def system_files(tree):
+    """What every image has: /etc/fstab and its mount points, the host name, root without a
+    password (the serial console can be used to look around)."""
+    _write(os.path.join(tree, "etc/fstab"), FSTAB)
+    for d in ("mnt/label", "mnt/uuid"):
+        os.makedirs(os.path.join(tree, d), exist_ok=True)
+    _write(os.path.join(tree, "etc/hostname"), "devman-distro\n")
+    _run(["chroot", tree, "passwd", "-d", "root"])
+
+
+def boot_files(tree, out):
+    """Copies the tree's one kernel and initramfs to out/vmlinuz and out/initrd.img; returns
+    {"vmlinuz", "initrd", "kernel_version"}."""
+    boot = os.path.join(tree, "boot")
+    vmlinuz = sorted(glob.glob(os.path.join(boot, "vmlinuz-*")))
+    initrd = sorted(glob.glob(os.path.join(boot, "initrd.img-*")))
+    if len(vmlinuz) != 1 or len(initrd) != 1:
+        raise RuntimeError("expected one kernel and one initrd in %s: %s %s" % (boot, vmlinuz, initrd))
+    made = {"vmlinuz": os.path.join(out, "vmlinuz"), "initrd": os.path.join(out, "initrd.img"),
+            "kernel_version": os.path.basename(vmlinuz[0])[len("vmlinuz-"):]}
+    shutil.copy(vmlinuz[0], made["vmlinuz"])
+    shutil.copy(initrd[0], made["initrd"])
+    return made
+
+
+def root_image(tree, img):
+    """img: a new ext4 root file system (ROOT_SIZE, ROOT_UUID) made from the tree by mkfs."""
+    if os.path.exists(img):
+        os.unlink(img)
+    with open(img, "wb") as f:
+        f.truncate(ROOT_SIZE)
+    _run(["mkfs.ext4", "-q", "-F", "-L", "root", "-U", ROOT_UUID, "-d", tree, img], timeout=900)
+    return img
+
+
+def variant_images(tree, out, variants, enable):
+    """out/root-VARIANT.img of each variant, enable(tree, variant) run before each; and
+    out/data.img. Returns their paths by name ("data" and each variant)."""
+    made = {}
+    for variant in variants:
+        enable(tree, variant)
+        made[variant] = root_image(tree, os.path.join(out, "root-%s.img" % variant))
+    made["data"] = os.path.join(out, "data.img")
+    _data_disk(made["data"])
+    return made
+
+
 def make_images(cache, source, build_root, out, extra=None):
     """Stage 2: root-VARIANT.img of each variant, data.img, vmlinuz and initrd.img in out.
     Callers hold locked(cache, "images.lock") while they make the images (the work tree in
     the cache is shared); out belongs to one build dir. extra(tree, out, kernel_version), when
     given, makes more images from the same tree at the end and returns their paths by name."""
-    root = base(cache)
+    root = base(cache, "base", PACKAGES)
     bdir = usr_build(source, build_root)
     os.makedirs(out, exist_ok=True)
     tree = os.path.join(cache, "work-tree")
-    shutil.rmtree(tree, ignore_errors=True)
     try:
-        _run(["cp", "-a", "--reflink=auto", root, tree], timeout=900)
-        env = dict(os.environ, DESTDIR=tree)
-        _run(["meson", "install", "--no-rebuild", "-C", bdir, "--destdir", tree, "--quiet"], env=env)
+        work_tree(root, bdir, tree)
         guest = os.path.join(HERE, "guest")
         shutil.copy(os.path.join(guest, "report.sh"), os.path.join(tree, "usr/local/sbin/devman-distro-report"))
         os.chmod(os.path.join(tree, "usr/local/sbin/devman-distro-report"), 0o755)
         shutil.copy(os.path.join(guest, "devman-distro-report.service"),
                     os.path.join(tree, "etc/systemd/system/devman-distro-report.service"))
-        _write(os.path.join(tree, "etc/fstab"), FSTAB)
-        for d in ("mnt/label", "mnt/uuid"):
-            os.makedirs(os.path.join(tree, d), exist_ok=True)
-        _write(os.path.join(tree, "etc/hostname"), "devman-distro\n")
+        system_files(tree)
         _write(os.path.join(tree, "etc/machine-id"), MACHINE_ID + "\n", 0o444)
-        # no password for root: the serial console can be used to look around
-        _run(["chroot", tree, "passwd", "-d", "root"])
         _chroot_systemctl(tree, "enable", "devman-distro-report.service")
         _write(os.path.join(tree, "etc/udev/rules.d/99-devman-distro-wants.rules"), WANTS_RULES)
         _write(os.path.join(tree, "etc/systemd/system", WANTS_UNIT), WANTS_SERVICE)
         _write(os.path.join(tree, "etc/systemd/network/50-devman-distro.network"), NETWORK_FILE)
         _chroot_systemctl(tree, "enable", "systemd-networkd.service")
-        boot = os.path.join(tree, "boot")
-        vmlinuz = sorted(glob.glob(os.path.join(boot, "vmlinuz-*")))
-        initrd = sorted(glob.glob(os.path.join(boot, "initrd.img-*")))
-        if len(vmlinuz) != 1 or len(initrd) != 1:
-            raise RuntimeError("expected one kernel and one initrd in %s: %s %s" % (boot, vmlinuz, initrd))
-        shutil.copy(vmlinuz[0], os.path.join(out, "vmlinuz"))
-        shutil.copy(initrd[0], os.path.join(out, "initrd.img"))
-        kver = os.path.basename(vmlinuz[0])[len("vmlinuz-"):]
-        for variant in VARIANTS:
-            enable_manager(tree, variant)
-            img = os.path.join(out, "root-%s.img" % variant)
-            if os.path.exists(img):
-                os.unlink(img)
-            with open(img, "wb") as f:
-                f.truncate(ROOT_SIZE)
-            _run(["mkfs.ext4", "-q", "-F", "-L", "root", "-U", ROOT_UUID, "-d", tree, img], timeout=900)
-        _data_disk(os.path.join(out, "data.img"))
-        made = {"vmlinuz": os.path.join(out, "vmlinuz"), "initrd": os.path.join(out, "initrd.img"),
-                "data": os.path.join(out, "data.img"), "kernel_version": kver,
-                **{v: os.path.join(out, "root-%s.img" % v) for v in VARIANTS}}
+        made = boot_files(tree, out)
+        made.update(variant_images(tree, out, VARIANTS, enable_manager))
         if extra:
-            made.update(extra(tree, out, kver))
+            made.update(extra(tree, out, made["kernel_version"]))
         return made
     finally:
         shutil.rmtree(tree, ignore_errors=True)

@@ -21,7 +21,6 @@ import json
 import os
 import re
 import shutil
-import signal
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -108,10 +107,6 @@ IN_INITRD = ["usr/sbin/devmand", "usr/bin/devmanadm", "scripts/init-top/devman",
              "scripts/init-bottom/devman", "usr/lib/udev/rules.d/60-devman-storage.rules"]
 
 
-def log(msg):
-    print("distro: " + msg, file=sys.stderr, flush=True)
-
-
 def enable_hook(build_root):
     """A usr build set up before -Dinitramfs-tools=enabled joined image.usr_build's options
     gets it now (meson regenerates on the next build)."""
@@ -152,12 +147,7 @@ def make_initrd_image(tree, out, kver):
         f.write(listing)
     with open(os.path.join(out, "update-initramfs.log"), "w") as f:
         f.write(text)
-    img = made[VARIANT]
-    if os.path.exists(img):
-        os.unlink(img)
-    with open(img, "wb") as f:
-        f.truncate(image.ROOT_SIZE)
-    image._run(["mkfs.ext4", "-q", "-F", "-L", "root", "-U", image.ROOT_UUID, "-d", tree, img], timeout=900)
+    image.root_image(tree, made[VARIANT])
     return made
 
 
@@ -362,37 +352,25 @@ def evaluate(env, listing_path):
     problems += check_listing(listing) + check_initramfs(rep, ref, *consoles)
     problems += ["%s: %s" % (VARIANT, d) for d in
                  guestreport.compare(ref, rep, os.path.join(HERE, "allowlist.txt"), VARIANT)]
-    print(summary(rep, ref, listing))
-    for p in problems:
-        print("FAIL: " + p)
-    print("%d problems" % len(problems))
-    return 1 if problems else 0
+    return distro.report(summary(rep, ref, listing), problems)
 
 
-def main(argv):
-    if len(argv) != 2 or argv[1] not in ("test", "evaluate"):
-        print(__doc__, file=sys.stderr)
-        return 2
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
-    signal.signal(signal.SIGINT, lambda *_: sys.exit(128 + signal.SIGINT))
-    try:
-        env = distro.Env()
-        out = os.path.join(env.build, "tests", "distro", "images")
-        listing = os.path.join(out, "initrd-devman.list")
-        if argv[1] == "evaluate":
-            return evaluate(env, listing)
-        enable_hook(env.build)
-        with image.locked(env.cache, "images.lock"):
-            env.imgs = image.make_images(env.cache, env.source, env.build, out, extra=make_initrd_image)
-        accel = env.accel()
-        distro.run_boot(env, REFERENCE, accel)
-        os.environ["DEVMAN_DISTRO_INITRD"] = env.imgs["initrd-devman"]
-        distro.run_boot(env, VARIANT, accel)
+def run(env, cmd, args):
+    if args or cmd not in ("test", "evaluate"):
+        return None
+    out = os.path.join(env.build, "tests", "distro", "images")
+    listing = os.path.join(out, "initrd-devman.list")
+    if cmd == "evaluate":
         return evaluate(env, listing)
-    except image.Unavailable as e:
-        log("skip: %s" % e)
-        return distro.SKIP
+    enable_hook(env.build)
+    with image.locked(env.cache, "images.lock"):
+        env.imgs = image.make_images(env.cache, env.source, env.build, out, extra=make_initrd_image)
+    accel = env.accel()
+    distro.run_boot(env, REFERENCE, accel)
+    os.environ["DEVMAN_DISTRO_INITRD"] = env.imgs["initrd-devman"]
+    distro.run_boot(env, VARIANT, accel)
+    return evaluate(env, listing)
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(distro.cli(sys.argv, __doc__, run))

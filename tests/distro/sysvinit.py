@@ -14,20 +14,15 @@ Exit status: 0 pass, 1 fail, 77 skip (not root, no QEMU, debootstrap not obtaina
 import json
 import os
 import re
-import signal
 import sys
-import tempfile
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "vm"))
 
 import distro  # noqa: E402
 import guestreport  # noqa: E402
 import image  # noqa: E402
 import sysvimage  # noqa: E402
-import kernel as vmkernel  # noqa: E402
 
 REFERENCE = "sysvinit-udev"
 ALLOWLIST = os.path.join(HERE, "allowlist-sysvinit.txt")
@@ -47,29 +42,10 @@ log = distro.log
 
 class Env(distro.Env):
     """distro.Env with the sysvinit images and their kernel."""
-
-    def images(self):
-        if self.imgs is None:
-            t = time.monotonic()
-            with image.locked(self.cache, "images-sysvinit.lock"):
-                self.imgs = sysvimage.make_images(self.cache, self.source, self.build,
-                                                  os.path.join(self.build, "tests", "distro", "images-sysvinit"))
-            log("sysvinit images ready after %.0f s" % (time.monotonic() - t))
-        return self.imgs
-
-    def accel(self):
-        """distro.Env.accel's probe, keyed by this image's kernel."""
-        imgs = self.images()
-        kern = vmkernel.Kernel(os.path.join(self.cache, "base-sysvinit"))
-
-        def probe(accel):
-            with tempfile.TemporaryDirectory(prefix="devman-distro-probe.") as tmp:
-                img = os.path.join(tmp, "probe.cpio")
-                distro.vminitramfs.build_probe(img, distro.PROBE_MARKER)
-                ok = distro.vmqemu.probe(self.qemu, imgs["vmlinuz"], img, accel, 20, distro.PROBE_MARKER)
-                log("probe %s: %s" % (accel, "reached /init" if ok else "no /init"))
-                return ok
-        return vmkernel.accelerator(self.cache, kern, self.qemu, probe)
+    BASE = "base-sysvinit"
+    IMAGES = "images-sysvinit"
+    IMAGES_LOCK = "images-sysvinit.lock"
+    make_images = staticmethod(sysvimage.make_images)
 
 
 # The kernel numbers input devices (inputN, and their LEDs inputN::name) and wakeup sources
@@ -227,42 +203,25 @@ def evaluate(env, runlevel):
     for v in sysvimage.VARIANTS:
         if v != REFERENCE:
             problems += ["%s: %s" % (v, x) for x in compare(reps[REFERENCE], reps[v])]
-    print(summary(reps))
-    for p in problems:
-        print("FAIL: " + p)
-    print("%d problems" % len(problems))
-    return 1 if problems else 0
+    return distro.report(summary(reps), problems)
 
 
-def main(argv):
-    if len(argv) < 2:
-        print(__doc__, file=sys.stderr)
-        return 2
-    cmd = argv[1]
-    # meson's timeout sends SIGTERM: unwind (temp dirs go, QEMU dies with this process)
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
-    signal.signal(signal.SIGINT, lambda *_: sys.exit(128 + signal.SIGINT))
-    try:
-        env = Env()
-        if cmd == "image":
-            print(json.dumps(env.images(), indent=1, sort_keys=True))
-            return 0
-        if cmd == "evaluate":
-            return evaluate(env, sysvimage.default_runlevel(env.cache))
-        if cmd == "boot" and len(argv) == 3 and argv[2] in sysvimage.VARIANTS:
-            print(json.dumps(distro.run_boot(env, argv[2], env.accel()), indent=1, sort_keys=True))
-            return 0
-        if cmd == "test" and len(argv) == 2:
-            accel = env.accel()
-            for variant in (REFERENCE,) + tuple(v for v in sysvimage.VARIANTS if v != REFERENCE):
-                distro.run_boot(env, variant, accel)
-            return evaluate(env, sysvimage.default_runlevel(env.cache))
-    except image.Unavailable as e:
-        log("skip: %s" % e)
-        return distro.SKIP
-    print(__doc__, file=sys.stderr)
-    return 2
+def run(env, cmd, args):
+    if cmd == "image" and not args:
+        print(json.dumps(env.images(), indent=1, sort_keys=True))
+        return 0
+    if cmd == "evaluate" and not args:
+        return evaluate(env, sysvimage.default_runlevel(env.cache))
+    if cmd == "boot" and len(args) == 1 and args[0] in sysvimage.VARIANTS:
+        print(json.dumps(distro.run_boot(env, args[0], env.accel()), indent=1, sort_keys=True))
+        return 0
+    if cmd == "test" and not args:
+        accel = env.accel()
+        for variant in (REFERENCE,) + tuple(v for v in sysvimage.VARIANTS if v != REFERENCE):
+            distro.run_boot(env, variant, accel)
+        return evaluate(env, sysvimage.default_runlevel(env.cache))
+    return None
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(distro.cli(sys.argv, __doc__, run, Env))

@@ -5,16 +5,12 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "helpers"))
 
 import faults as f  # noqa: E402
+import tap  # noqa: E402
 
-failures = []
-
-
-def expect(cond, what):
-    print(("ok: " if cond else "FAIL: ") + what)
-    if not cond:
-        failures.append(what)
+expect = tap.check
 
 
 def rep(**sections):
@@ -106,4 +102,4 @@ diffs = f.db_differences(db_a, db_b)
 expect(len(diffs) == 1 and "/devices/b" in diffs[0] and "ID_X=2" in diffs[0],
        "database entries compared without time stamps, link and tag order: %s" % diffs)
 
-sys.exit(1 if failures else 0)
+tap.finish()

@@ -6,16 +6,12 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "helpers"))
 
 import guestreport as g  # noqa: E402
+import tap  # noqa: E402
 
-failures = []
-
-
-def expect(cond, what):
-    print(("ok: " if cond else "FAIL: ") + what)
-    if not cond:
-        failures.append(what)
+expect = tap.check
 
 
 # what a good boot's guest writes in the sections of issue 28 part 1 (systemd 252's formats)
@@ -177,4 +173,4 @@ expect(any(d.startswith("hotplug disk-add") for d, _ in g.differences(ref, other
 cut = g.parse(report("devman", common, done=False).replace("@@END 0 journal-manager\n", ""))
 expect(any("incomplete" in p for p in g.check_boot(cut, "devman")), "a cut-off report is a problem")
 
-sys.exit(1 if failures else 0)
+tap.finish()

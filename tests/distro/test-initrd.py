@@ -7,18 +7,14 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "helpers"))
 
 import initrd  # noqa: E402
+import tap  # noqa: E402
 
 UUID = initrd.image.ROOT_UUID
 LINK = initrd.ROOT_LINK
-failures = []
-
-
-def expect(cond, what):
-    print(("ok - " if cond else "FAIL - ") + what)
-    if not cond:
-        failures.append(what)
+expect = tap.check
 
 
 def report(stamp=None, rootsrc=LINK, kmsg=(), handover=None, events=None, db=None, journal=()):
@@ -138,5 +134,4 @@ expect(len(p) == 3, "udevd, udev's script and udev's udevadm in the image are ca
 p = initrd.check_listing(LISTING.replace("usr/sbin/devmand\n", "usr/sbin/other\n"))
 expect(any("devmand" in x for x in p), "a missing devmand is caught (%s)" % p)
 
-print("%d failures" % len(failures))
-sys.exit(1 if failures else 0)
+tap.finish()

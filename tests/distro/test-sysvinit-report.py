@@ -7,18 +7,14 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "helpers"))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "vm"))
 
 import guestreport  # noqa: E402
 import sysvinit as s  # noqa: E402
+import tap  # noqa: E402
 
-failures = []
-
-
-def expect(cond, what):
-    print(("ok: " if cond else "FAIL: ") + what)
-    if not cond:
-        failures.append(what)
+expect = tap.check
 
 
 DB = ["P: /devices/pci0000:00/0000:00:03.0/virtio1/block/vdb", "M: vdb", "N: vdb", "L: 0",
@@ -107,5 +103,4 @@ W = "P: /devices/LNXSYSTM:00/LNXSYBUS:00/PNP0A03:00/QEMU0002:00/wakeup/wakeup%d"
 expect(s.db_differences(report("x", "udev", db=[W % 13]), report("x", "devman", db=[W % 12])) == [],
        "wakeup12 and wakeup13 under the same parent are the same device")
 
-print("%d failures" % len(failures))
-sys.exit(1 if failures else 0)
+tap.finish()

@@ -36,7 +36,7 @@ here (they got one only after the usb_device class was retired), so both layouts
 the same device nodes.
 
 Usage:
-  gen-sysfs.py [--layout converted|legacy] [--break KIND] [--manifest FILE] OUTDIR
+  gen-sysfs.py [--layout converted|legacy] [--break KIND] [--long-bits 32|64] [--manifest FILE] OUTDIR
   gen-sysfs.py [--layout ...] --scale N [--manifest FILE] OUTDIR
 
 OUTDIR must not exist or be empty; it becomes the sysfs root (OUTDIR/devices, OUTDIR/class...).
@@ -59,6 +59,12 @@ exactly what BREAKS below documents and nothing else:
 --scale N writes N devices (converted layout by default): platform devices scale.K (bus platform,
 driver "scale") each with up to 99 class devices of class "scale" named sK.J with devt
 char 240+i/2^20 : i%2^20 and DEVNAME scale/sK.J. N counts both kinds.
+
+--long-bits 32|64 (default: $DEVMAN_LONG_BITS, else 64) is the width of the words of the input
+bitmaps (capabilities/*, properties and their uevent keys EV=, KEY=...), the kernel's `long` as
+the reading program sees it: a 32-bit kernel's, or a 64-bit kernel's read by a 32-bit program
+(the kernel prints 32-bit words to it, in_compat_syscall()), is 32. meson passes the build's
+`long` (cc.sizeof('long')) to the tests in DEVMAN_LONG_BITS.
 
 --manifest FILE writes JSON from the table (not from the written files): for every device its
 converted devpath, legacy devpath, subsystem, sysname, devtype, devt {type, major, minor},
@@ -200,12 +206,16 @@ class Machine:
         return self._add(Device(name, "class", subsystem, parent, path, devt=devt, devname=devname, **kw))
 
 
+# the width of the kernel's long as the reader sees it (--long-bits)
+LONG_BITS = 64
+
+
 def bitmap(bits):
-    """A kernel bitmap attribute: space-separated hex longs (64 bit), most significant first,
-    leading zero longs left out, "0" when empty."""
+    """A kernel bitmap attribute: space-separated hex longs (LONG_BITS wide), most significant
+    first, leading zero longs left out, "0" when empty."""
     words = {}
     for b in bits:
-        words[b // 64] = words.get(b // 64, 0) | (1 << (b % 64))
+        words[b // LONG_BITS] = words.get(b // LONG_BITS, 0) | (1 << (b % LONG_BITS))
     if not words:
         return "0"
     return " ".join("%x" % words.get(i, 0) for i in range(max(words), -1, -1))
@@ -1013,8 +1023,14 @@ def main(argv):
     ap.add_argument("--manifest", metavar="FILE", help="write a JSON manifest of the device table")
     ap.add_argument("--zoo", action="store_true",
                     help="add more buses and storage transports (SAS, iSCSI, FC, Hyper-V, NVMe multipath, ...)")
+    ap.add_argument("--long-bits", choices=("32", "64"), default=os.environ.get("DEVMAN_LONG_BITS") or "64",
+                    help="width of the input bitmaps' words (default $DEVMAN_LONG_BITS, else 64)")
     ap.add_argument("outdir")
     args = ap.parse_args(argv)
+    if args.long_bits not in ("32", "64"):  # argparse does not check a default
+        ap.error("DEVMAN_LONG_BITS must be 32 or 64, not %r" % args.long_bits)
+    global LONG_BITS
+    LONG_BITS = int(args.long_bits)
 
     if args.break_kind and args.layout != "converted":
         ap.error("--break needs --layout converted")

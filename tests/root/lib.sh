@@ -2,12 +2,16 @@
 #     set -u
 #     build=${1:?build dir}
 #     . "$(dirname "$0")/lib.sh"
+# The unit scripts test-units-*.sh source it too (as ../root/lib.sh) for test_dirs and the
+# test lines (they run as any user: they call neither require nor in_private_namespaces).
 # It sets $src (DEVMAN_SOURCE_ROOT or the checkout this file is in) and gives:
 #   skip WHY / require root|loop-control|COMMAND...   exit 77 with the reason
 #   in_private_namespaces "$@"    re-runs the script once in private mount and network namespaces
 #   test_dirs NAME                $tmp (/tmp/devman-NAME.XXXXXX), $dev (made) and $run below it;
 #                                 from then on everything listed here is undone on exit
 #   ok / nok / check WHAT CMD... / results    the "ok - " and "FAIL - " lines and the summary
+#   expect_eq WHAT GOT WANT       ok when GOT and WANT are the same text, else FAIL with both
+#                                 (newlines shown as |)
 #   adm ARGS...                   devmanadm on the private roots
 #   start_daemon ARGS...          devmand on the private roots, stderr appended to $tmp/daemon.log;
 #                                 $daemon is its PID; returns once it answers a ping (1 if never)
@@ -48,6 +52,15 @@ in_private_namespaces() {
 ok() { pass=$((pass + 1)); echo "ok - $*"; }
 nok() { fail=$((fail + 1)); echo "FAIL - $*"; }
 check() { _what=$1; shift; if "$@"; then ok "$_what"; else nok "$_what"; fi; }
+expect_eq() {
+    if [ "$2" = "$3" ]; then
+        ok "$1"
+    else
+        nok "$1"
+        echo "    want: $(echo "$3" | tr '\n' '|')"
+        echo "    got:  $(echo "$2" | tr '\n' '|')"
+    fi
+}
 results() { echo "$pass passed, $fail failed"; [ "$fail" -eq 0 ]; }
 
 adm() { "$build/daemon/devmanadm" --dev "$dev" --run "$run" "$@"; }

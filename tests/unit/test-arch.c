@@ -11,8 +11,9 @@
  *  - the monitor's filter hash reads 4-byte words in host order, as libudev's does on the same
  *    machine: a big-endian libudev filters with the big-endian value;
  *  - armhf is built with 64-bit time_t and off_t (tests/cross/arm-linux-gnueabihf.ini);
- *  - input capability bitmaps: the kernel prints words of its own long; a 32-bit program on a
- *    64-bit kernel reads 64-bit words and must split them, not saturate them;
+ *  - input capability bitmaps: the kernel prints words of the reading program's long (a 64-bit
+ *    kernel shows a 32-bit program 32-bit words); under qemu-user a 32-bit program reads a
+ *    64-bit kernel's 64-bit words and must split them, not saturate them;
  *  - memory maps: an address beyond unsigned long is not the program's own mapping (a 32-bit
  *    program under qemu-user reads the 64-bit emulator's smaps; truncated, those addresses
  *    made the idle trim drop the program's live memory), inode numbers are 64-bit.
@@ -180,6 +181,73 @@ static void test_input_bitmap_kernel_words(void)
         CHECK(!bit_set(w, 2) && !bit_set(w, 32));
 }
 
+/* bits (ascending, ending with SIZE_MAX) as the kernel prints a bitmap in words of width bits:
+ * most significant word first, leading zero words left out, "0" when empty */
+static void format_bitmap(const size_t *bits, unsigned width, char *buf, size_t size)
+{
+        uint64_t words[16] = {0}; /* up to bit 511 in 32-bit words */
+        size_t top = 0;
+        for (const size_t *b = bits; *b != SIZE_MAX; b++) {
+                words[*b / width] |= UINT64_C(1) << (*b % width);
+                if (*b / width > top)
+                        top = *b / width;
+        }
+        size_t len = 0;
+        for (size_t i = top + 1; i-- > 0;)
+                len += snprintf(buf + len, size - len, "%s%llx", i == top ? "" : " ", (unsigned long long)words[i]);
+}
+
+static bool bitmap_is(const unsigned long *w, size_t n, const size_t *bits)
+{
+        for (size_t b = 0; b < n * INPUT_BITS_PER_LONG; b++) {
+                bool want = false;
+                for (const size_t *x = bits; *x != SIZE_MAX; x++)
+                        want |= *x == b;
+                if (bit_set(w, b) != want)
+                        return false;
+        }
+        return true;
+}
+
+static void test_input_bitmap_reader_words(void)
+{
+        /* a keyboard's keys across word boundaries (31/32, 63/64), a mouse's buttons only in
+         * the fifth 64-bit word (BTN_LEFT..BTN_EXTRA), the empty bitmap */
+        static const size_t keys[] = {1, 2, 15, 31, 32, 63, 64, 148, 200, 255, SIZE_MAX};
+        static const size_t buttons[] = {272, 273, 274, 275, 276, SIZE_MAX};
+        static const size_t none[] = {SIZE_MAX};
+        const size_t *sets[] = {keys, buttons, none};
+        unsigned long w[INPUT_NLONGS(512)];
+        char text[256];
+
+        for (size_t i = 0; i < ELEMENTSOF(sets); i++) {
+                /* what a kernel shows this program: words of its own long, read exactly */
+                format_bitmap(sets[i], INPUT_BITS_PER_LONG, text, sizeof(text));
+                input_parse_bitmap(text, w, ELEMENTSOF(w));
+                CHECK(bitmap_is(w, ELEMENTSOF(w), sets[i]));
+                /* the other width */
+                format_bitmap(sets[i], INPUT_BITS_PER_LONG == 64 ? 32 : 64, text, sizeof(text));
+                input_parse_bitmap(text, w, ELEMENTSOF(w));
+                if (INPUT_BITS_PER_LONG == 32)
+                        /* 64-bit words (qemu-user): read exactly when a word is wider than 8
+                         * digits (the keys); all-short ones (the buttons: "1f0000 0 0 0 0")
+                         * are taken for 32-bit words, why the fixture writes the build's
+                         * width (gen-sysfs.py --long-bits) */
+                        CHECK(bitmap_is(w, ELEMENTSOF(w), sets[i]) == (sets[i] != buttons));
+                else
+                        /* 32-bit words are not what a kernel shows a 64-bit program: they
+                         * read as 64-bit words, shifted, except where no word is above the
+                         * first */
+                        CHECK(bitmap_is(w, ELEMENTSOF(w), sets[i]) == (sets[i] == none));
+        }
+        format_bitmap(keys, 32, text, sizeof(text));
+        CHECK_STR(text, "80000000 100 0 100000 0 1 80000001 80008006");
+        format_bitmap(keys, 64, text, sizeof(text));
+        CHECK_STR(text, "8000000000000100 100000 1 8000000180008006");
+        format_bitmap(buttons, 64, text, sizeof(text));
+        CHECK_STR(text, "1f0000 0 0 0 0");
+}
+
 static void test_maps_line_widths(void)
 {
         unsigned long start, end;
@@ -211,4 +279,4 @@ static void test_maps_line_widths(void)
 
 TEST_MAIN(TEST(test_hwdb_fields_little_endian), TEST(test_hwdb_line_order_past_255), TEST(test_devnum),
           TEST(test_monitor_hash_host_order), TEST(test_time_and_offsets),
-          TEST(test_maps_line_widths), TEST(test_input_bitmap_kernel_words))
+          TEST(test_maps_line_widths), TEST(test_input_bitmap_kernel_words), TEST(test_input_bitmap_reader_words))

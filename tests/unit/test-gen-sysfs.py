@@ -137,15 +137,24 @@ def manifest_nodes(man):
             for d in man["devices"] if d["devt"]}
 
 
-def bits(bitmap):
-    """Decode a kernel bitmap attribute (hex longs, most significant first) into a set of bits."""
+# the word width of the input bitmaps gen-sysfs.py writes by default: the build's long, which
+# meson passes in DEVMAN_LONG_BITS (64 when run by hand)
+LONG_BITS = int(os.environ.get("DEVMAN_LONG_BITS") or 64)
+BITMAP_KEYS = ("PROP", "EV", "KEY", "REL", "ABS", "MSC", "LED", "SND", "FF", "SW")
+
+
+def bits(bitmap, width=None):
+    """Decode a kernel bitmap attribute (hex longs of width bits, LONG_BITS by default, most
+    significant first) into a set of bits."""
+    width = width or LONG_BITS
     words = bitmap.split()
     out = set()
     for i, w in enumerate(reversed(words)):
         v = int(w, 16)
-        for b in range(64):
+        T.check(v < 1 << width, "bitmap word %s fits %d bits" % (w, width))
+        for b in range(width):
             if v >> b & 1:
-                out.add(i * 64 + b)
+                out.add(i * width + b)
     return out
 
 
@@ -545,14 +554,45 @@ def check_scale(tmp):
 
 
 def check_errors(tmp):
-    def run(*args):
-        return subprocess.run([sys.executable, GEN, *args], capture_output=True, text=True).returncode
+    def run(*args, env=None):
+        return subprocess.run([sys.executable, GEN, *args], capture_output=True, text=True,
+                              env=dict(os.environ, **(env or {}))).returncode
+    T.check(run("--long-bits", "48", os.path.join(tmp, "e4")) != 0, "--long-bits 48 refused")
+    T.check(run(os.path.join(tmp, "e5"), env={"DEVMAN_LONG_BITS": "16"}) != 0, "DEVMAN_LONG_BITS=16 refused")
     T.check(run("--layout", "legacy", "--break", "lost-dev", os.path.join(tmp, "e1")) != 0, "--break needs converted")
     T.check(run("--break", "no-such", os.path.join(tmp, "e2")) != 0, "unknown --break kind refused")
     os.mkdir(os.path.join(tmp, "e3"))
     open(os.path.join(tmp, "e3", "x"), "w").close()
     T.check(run(os.path.join(tmp, "e3")) != 0, "non-empty OUTDIR refused")
     T.check(os.listdir(os.path.join(tmp, "e3")) == ["x"], "non-empty OUTDIR untouched")
+
+
+def check_long_bits(tmp):
+    """--long-bits 32 and 64 write the same machine: the input bitmaps (attributes and uevent
+    keys) hold the same bits in words of that width, and no other file differs."""
+    trees = {w: gen(tmp, "long%d" % w, "--long-bits", str(w))[0] for w in (32, 64)}
+    snaps = {w: snapshot(trees[w]) for w in trees}
+    T.equal(sorted(snaps[32]), sorted(snaps[64]), "--long-bits: the same entries")
+    differ, wide = [], False
+    for rel in sorted(snaps[64]):
+        a, b = snaps[32].get(rel), snaps[64][rel]
+        if a == b:
+            continue
+        name = os.path.basename(rel)
+        differ.append(rel)
+        if name == "uevent":
+            envs = [dict(line.partition("=")[::2] for line in x[2].decode().splitlines()) for x in (a, b)]
+            T.equal(sorted(k for k in envs[0] if envs[0][k] != envs[1].get(k)),
+                    sorted(k for k in envs[0] if k in BITMAP_KEYS and envs[0][k] != envs[1][k]),
+                    "--long-bits: %s differs in its bitmap keys only" % rel)
+            pairs = [(envs[0][k], envs[1][k]) for k in BITMAP_KEYS if k in envs[0]]
+        else:
+            T.check("/capabilities/" in rel or name == "properties", "--long-bits: %s is a bitmap" % rel)
+            pairs = [(a[2].decode(), b[2].decode())]
+        for t32, t64 in pairs:
+            T.equal(bits(t32, 32), bits(t64, 64), "--long-bits: %s: %r and %r hold the same bits" % (rel, t32, t64))
+            wide = wide or any(len(w) > 8 for w in t64.split())
+    T.check(wide and len(differ) > 10, "--long-bits: bitmaps wider than 32 bits differ (%d files)" % len(differ))
 
 
 def main():
@@ -567,6 +607,7 @@ def main():
         check_breaks(tmp, croot)
         check_scale(tmp)
         check_errors(tmp)
+        check_long_bits(tmp)
     print("%d passed, %d failed" % (T.passed, T.failed))
     return 1 if T.failed else 0
 

@@ -13,6 +13,10 @@
 # The real thing runs in the distro suite's distro-initramfs test.
 #   test-units-initramfs.sh DEVMAND DEVMANADM UDEVLIBDIR SYSCONFDIR HOOK INIT_TOP INIT_BOTTOM
 set -u
+# the shared prologue of the shell tests: test_dirs (a private $tmp, removed on exit),
+# ok/nok/check/expect_eq and the closing results
+# shellcheck source-path=SCRIPTDIR source=../root/lib.sh
+. "$(dirname "$0")/../root/lib.sh"
 
 devmand=$1
 devmanadm=$2
@@ -21,29 +25,7 @@ sysconfdir=$4
 hook=$5
 top=$6
 bottom=$7
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-expect_eq() { # description, got, want
-	if [ "$2" = "$3" ]; then
-		echo "ok - $1"
-	else
-		echo "FAIL - $1"
-		echo "    want: $(echo "$3" | tr '\n' '|')"
-		echo "    got:  $(echo "$2" | tr '\n' '|')"
-		fail=1
-	fi
-}
-expect() { # description, command...
-	desc=$1
-	shift
-	if "$@"; then
-		echo "ok - $desc"
-	else
-		echo "FAIL - $desc"
-		fail=1
-	fi
-}
+test_dirs units-initramfs
 
 # Stand-ins: every program the scripts run by name records its arguments. devmanadm's
 # "control --exit" removes devmand's running marker, as devmand does when it exits.
@@ -97,12 +79,12 @@ chmod +x "$tmp/udevlib/ata_id"
 
 expect_eq "hook: prerequisite udev" "$(sh "$tmp/hook" prereqs)" "udev"
 : > "$tmp/log"
-expect "hook: runs" env DESTDIR="$dest" sh "$tmp/hook"
+check "hook: runs" env DESTDIR="$dest" sh "$tmp/hook"
 expect_eq "hook: copy_exec of the programs and ata_id" "$(cat "$tmp/log")" \
 	"copy_exec $tmp/bin/devmand
 copy_exec $tmp/bin/devmanadm
 copy_exec $tmp/udevlib/ata_id $tmp/udevlib"
-expect "hook: udevd and udev's scripts gone, other scripts kept" test ! -e "$dest/lib/systemd/systemd-udevd" \
+check "hook: udevd and udev's scripts gone, other scripts kept" test ! -e "$dest/lib/systemd/systemd-udevd" \
 	-a ! -e "$dest/scripts/init-top/udev" -a ! -e "$dest/scripts/init-bottom/udev" -a -e "$dest/scripts/init-top/keep"
 expect_eq "hook: udevadm is devmanadm" "$(readlink "$dest/bin/udevadm")" "$tmp/bin/devmanadm"
 expect_eq "hook: rules copied" "$(cd "$dest/$tmp/udevlib/rules.d" && printf '%s ' *)" \
@@ -175,7 +157,7 @@ mount -n -o move $tmp/dev $tmp/root/dev
 nuke $tmp/dev
 ln -s $tmp/root/dev $tmp/dev"
 expect_eq "init-bottom: stamp" "$(cat "$stamp")" "exited 12.34"
-expect "init-bottom: the database stays" test -d "$tmp/run/udev"
+check "init-bottom: the database stays" test -d "$tmp/run/udev"
 : > "$tmp/log"
 rm -f "$tmp/run/udev/control"
 PATH="$tmp/bin:$PATH" rootmnt="$tmp/root" sh "$tmp/bottom"
@@ -187,4 +169,4 @@ expect_eq "init-bottom: /dev cannot be moved: fails, /dev left alone" "$?|$(cat 
 	"1|mount -n -o move $tmp/dev $tmp/root/dev
 mount -n --move $tmp/dev $tmp/root/dev"
 rm -f "$tmp/fail"
-exit $fail
+results

@@ -6,31 +6,23 @@
 # Functions that touch /run (start_pre, start_post) are not run.
 #   test-units-openrc.sh DEVMAND DEVMANADM DEVMAN DEVMAN_TRIGGER DEVMAN_SETTLE
 set -u
+# the shared prologue of the shell tests: test_dirs (a private $tmp, removed on exit),
+# ok/nok/check/expect_eq and the closing results
+# shellcheck source-path=SCRIPTDIR source=../root/lib.sh
+. "$(dirname "$0")/../root/lib.sh"
 
 devmand=$1
 devmanadm=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+test_dirs units-openrc
 mkdir "$tmp/bin"
 cat > "$tmp/bin/devmanadm" <<'STUB'
 #!/bin/sh
 echo "devmanadm $*" >> "$STUB_LOG"
 STUB
 chmod +x "$tmp/bin/devmanadm"
-fail=0
 # devmanadm first: with sbindir = bindir, devmand's path is a prefix of devmanadm's.
 move_paths() {
 	sed -e "s|$devmanadm|$tmp/bin/devmanadm|g" -e "s|$devmand|$tmp/bin/devmand|g" "$1"
-}
-expect_eq() { # description, got, want
-	if [ "$2" = "$3" ]; then
-		echo "ok - $1"
-	else
-		echo "FAIL - $1"
-		echo "    want: $3"
-		echo "    got:  $2"
-		fail=1
-	fi
 }
 
 # Runs "$2" (a function of script $1, with the program path moved to the stubs) in a
@@ -90,7 +82,6 @@ expect_eq "devman-settle honours DEVMAN_SETTLE_TIMEOUT" \
 
 # The comparison must be able to fail.
 if [ "$(run_in_script "$4" start)" = "ebegin Coldplugging devices${nl}eend 0" ]; then
-	echo "FAIL - a start that runs nothing matched"
-	fail=1
+	nok "a start that runs nothing matched"
 fi
-exit $fail
+results

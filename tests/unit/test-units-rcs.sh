@@ -6,24 +6,16 @@
 # helper cleared; a crashed devmand's queue flag and control socket removed.
 #   test-units-rcs.sh DEVMAND DEVMANADM DEVMAN_RCS RUNIT_FINISH
 set -u
+# the shared prologue of the shell tests: test_dirs (a private $tmp, removed on exit),
+# ok/nok/check/expect_eq and the closing results
+# shellcheck source-path=SCRIPTDIR source=../root/lib.sh
+. "$(dirname "$0")/../root/lib.sh"
 
 devmand=$1
 devmanadm=$2
 rcs=$3
 finish=$4
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-expect_eq() { # description, got, want
-	if [ "$2" = "$3" ]; then
-		echo "ok - $1"
-	else
-		echo "FAIL - $1"
-		echo "    want: $(echo "$3" | tr '\n' '|')"
-		echo "    got:  $(echo "$2" | tr '\n' '|')"
-		fail=1
-	fi
-}
+test_dirs units-rcs
 
 mkdir -p "$tmp/bin" "$tmp/proc"
 for prog in devmand devmanadm; do
@@ -42,8 +34,7 @@ move_paths() {
 move_paths "$rcs" > "$tmp/rcS"
 move_paths "$finish" > "$tmp/finish"
 if ! grep -q "$tmp/bin/devmand\"" "$tmp/rcS" || ! grep -q "$tmp/bin/devmanadm\"" "$tmp/rcS"; then
-	echo "FAIL - rcS does not use $devmand and $devmanadm"
-	fail=1
+	nok "rcS does not use $devmand and $devmanadm"
 fi
 
 nl='
@@ -85,4 +76,4 @@ expect_eq "finish says how devmand ended" "$(cat "$tmp/err")" \
 	"devmand exited with status -1 (signal 11), restarting in 1 s"
 sh "$tmp/finish" 0 0 2> "$tmp/err"
 expect_eq "finish is quiet after a clean exit" "$(cat "$tmp/err")" ""
-exit $fail
+results

@@ -9,23 +9,15 @@
 # The real thing runs in the distro suite (tests/distro/sysvinit.py).
 #   test-units-sysv.sh DEVMAND DEVMANADM DEVMAN_INIT
 set -u
+# the shared prologue of the shell tests: test_dirs (a private $tmp, removed on exit),
+# ok/nok/check/expect_eq and the closing results
+# shellcheck source-path=SCRIPTDIR source=../root/lib.sh
+. "$(dirname "$0")/../root/lib.sh"
 
 devmand=$1
 devmanadm=$2
 script=$3
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-expect_eq() { # description, got, want
-	if [ "$2" = "$3" ]; then
-		echo "ok - $1"
-	else
-		echo "FAIL - $1"
-		echo "    want: $(echo "$3" | tr '\n' '|')"
-		echo "    got:  $(echo "$2" | tr '\n' '|')"
-		fail=1
-	fi
-}
+test_dirs units-sysv
 
 mkdir -p "$tmp/bin" "$tmp/dev" "$tmp/sys/class" "$tmp/sys/kernel" "$tmp/proc/sys/kernel" "$tmp/run" "$tmp/etc/default"
 # devmanadm, mount, mountpoint: log their arguments; fail when "$tmp/fail-NAME" exists
@@ -74,8 +66,7 @@ sed -e "s|$devmanadm|$tmp/bin/devmanadm|g" -e "s|$devmand|$tmp/bin/devmand|g" \
 	-e "s| /dev/MAKEDEV| $tmp/dev/MAKEDEV|g" -e "s|-x /sbin/MAKEDEV|-x $tmp/sbin/MAKEDEV|" \
 	-e "s|\([ \"]\)/sys|\1$tmp/sys|g" -e "s|/run/|$tmp/run/|g" "$script" > "$tmp/devman"
 if grep -n -e ' /sys' -e '[ =]/run/' -e ' /dev/[A-Za-z]' "$tmp/devman"; then
-	echo "FAIL - a system path of the script was not moved"
-	fail=1
+	nok "a system path of the script was not moved"
 fi
 run() { # verb: runs the script, prints its exit status
 	: > "$tmp/log"
@@ -164,4 +155,4 @@ if [ ! -w "$tmp/sys" ]; then  # root can write anyway
 	expect_eq "read-only /sys: devmand is not started" "$(grep -c start-stop-daemon "$tmp/log")" 0
 fi
 chmod u+w "$tmp/sys"
-exit $fail
+results

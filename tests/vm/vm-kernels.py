@@ -32,6 +32,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import backports  # noqa: E402
+import checklist  # noqa: E402
 import checks  # noqa: E402
 import compare  # noqa: E402
 import kernel as kmod  # noqa: E402
@@ -47,21 +48,8 @@ APPEND = " vmtest.snapshot=1 no_timer_check"
 ITEM = re.compile(r"^(%s) (\S+): (.*)$" % "|".join(FIELDS), re.M)
 
 
-def log(msg):
-    print(msg, flush=True)
-
-
-class Checks:
-    def __init__(self):
-        self.passed = self.failed = 0
-
-    def __call__(self, cond, what):
-        if cond:
-            self.passed += 1
-        else:
-            self.failed += 1
-        log(("ok - " if cond else "FAIL - ") + what)
-        return cond
+log = checklist.log
+Checks = checklist.Checks
 
 
 # ---- snapshots ------------------------------------------------------------------------------
@@ -541,8 +529,7 @@ def main(argv):
     except kmod.Unavailable as e:
         log("SKIP: %s" % e)
         return 77
-    log("%d passed, %d failed (results in %s)" % (check.passed, check.failed, keep))
-    return 1 if check.failed else 0
+    return check.results(" (results in %s)" % keep)
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
+import checklist  # noqa: E402
 import images  # noqa: E402
 import initramfs  # noqa: E402
 import kernel as kmod  # noqa: E402
@@ -38,21 +39,8 @@ LAYOUTS = ["parent", "nested", "virtual", "broken"]
 GROUP = "dialout"
 
 
-def log(msg):
-    print(msg, flush=True)
-
-
-class Checks:
-    def __init__(self):
-        self.passed = self.failed = 0
-
-    def __call__(self, cond, what):
-        if cond:
-            self.passed += 1
-        else:
-            self.failed += 1
-        log(("ok - " if cond else "FAIL - ") + what)
-        return cond
+log = checklist.log
+Checks = checklist.Checks
 
 
 def parse(text):
@@ -247,8 +235,7 @@ def main():
                         text = data
     r = parse(text)
     evaluate(check, r)
-    log("%d passed, %d failed (report in %s)" % (check.passed, check.failed, keep))
-    return 1 if check.failed else 0
+    return check.results(" (report in %s)" % keep)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,9 @@ Usage: vm-snapshot.py BUILDDIR
 """
 import glob, os, re, shutil, subprocess, sys, tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import checklist  # noqa: E402
+
 build = sys.argv[1]
 src = os.environ.get("DEVMAN_SOURCE_ROOT", os.path.join(os.path.dirname(__file__), "..", ".."))
 adm = os.path.join(build, "daemon", "devmanadm")
@@ -30,12 +33,7 @@ if not qemu or not busybox or not kernel or not os.path.exists(kernel):
     sys.exit(77)
 print("kernel:", kernel)
 
-passed = failed = 0
-def check(cond, what):
-    global passed, failed
-    passed, failed = (passed + 1, failed) if cond else (passed, failed + 1)
-    print(("ok - " if cond else "FAIL - ") + what)
-    return cond
+check = checklist.Checks()
 
 INIT = """#!/bin/busybox sh
 /bin/busybox --install -s /bin
@@ -132,5 +130,4 @@ with tempfile.TemporaryDirectory(prefix="devman-vmsnap.") as tmp:
               and sum(1 for f, _, _ in others if f == "appeared") <= 1,
               "nothing else but wakeup sources renumbered behind the new one (%d)" % len(others))
 
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+sys.exit(check.results())
