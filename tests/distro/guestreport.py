@@ -181,6 +181,12 @@ def analyze_line(rep):
     return lines[0] if lines else ""
 
 
+# systemd-udevd 252's own race, not a fault of the reference boot: two workers load the same
+# failing module (powernow_k8, acpi_cpufreq on QEMU's CPU); one reads its initstate while the
+# kernel unloads it after the failed init, and udevd logs the ENODEV of that read at warning
+# (seen once in a distro-systemd run, December 2026). devman's variants get no such allowance.
+REFERENCE_RACE = re.compile(r"could not read from '/sys/module/[^/']+/initstate': No such device")
+
 def check_boot(rep, variant):
     """The checks of one boot on its own; returns problems (strings)."""
     p = []
@@ -215,6 +221,8 @@ def check_boot(rep, variant):
         p.append("%s: failed unit %s" % (variant, u))
     # the manager's own units log no warning on a normal boot (issue 32: module loading)
     for line in rep["sections"].get("journal-manager", []):
+        if image.MANAGER[variant] == "udevd" and REFERENCE_RACE.search(line):
+            continue
         p.append("%s: warning from the device manager: %s" % (variant, line))
     m = mounts(rep)
     for target, want in (("/mnt/label", image.LABEL_FS), ("/mnt/uuid", image.UUID_FS)):

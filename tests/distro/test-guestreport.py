@@ -88,6 +88,11 @@ expect("net enp0s4" in diffs, "a different interface name is a difference")
 expect(list(d for d in diffs if d.startswith("dev ")) == ["dev /dev/extra"], "a /dev entry only devman made is a difference")
 probs = g.check_boot(dm, "devman")
 expect(any("acpi_cpufreq" in p for p in probs), "a warning of the manager is a problem")
+race = "could not read from '/sys/module/powernow_k8/initstate': No such device"
+expect(g.check_boot(g.parse(report("udevd", common, warnings=[race])), "udevd") == [],
+       "the reference's initstate race (systemd-udevd 252) is not a problem of its boot")
+expect(any("powernow_k8" in p for p in g.check_boot(g.parse(report("devman", common, warnings=[race])), "devman")),
+       "the same line from devman is a problem")
 
 with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
     f.write("# comment\nunit-missing dev-hvc* | planted for the test\ndev /dev/extra | planted too\n")
