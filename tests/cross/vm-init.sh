@@ -18,7 +18,8 @@ export PATH=/usr/sbin:/usr/bin
 export SYSTEMD_PAGER=cat PAGER=cat SYSTEMD_COLORS=0 TERM=dumb
 umask 022
 
-# log, warn, die, open_channels, uptime_s, wait_count, dump_dev, dump (tests/vm/guest-lib.sh)
+# log, warn, die, open_channels, uptime_s, wait_count, dump_dev, dump, host, manager_commands,
+# finish (tests/vm/guest-lib.sh)
 # shellcheck source=/dev/null
 . /vmtest/lib.sh
 
@@ -58,45 +59,8 @@ done
 
 open_channels hvc1
 
-host() { # ACTION
-    echo "REQ $1" >&3
-    read -r answer <&3
-    answer=$(echo "$answer" | tr -d '\r')
-    [ "$answer" = "OK $1" ] || die "host answered '$answer' to $1"
-}
 has_step() { case " $steps " in *" $1 "*) return 0 ;; esac; return 1; }
-
-case "$manager" in
-udevd)
-    start_manager() { /usr/lib/systemd/systemd-udevd --daemon; }
-    trigger() { udevadm trigger --type="$1" --action=add; }
-    settle() { udevadm settle --timeout=120; }
-    ;;
-devman)
-    command -v devmand >/dev/null || die "devmand is not in this initramfs"
-    start_manager() { devmand --daemon; }
-    trigger() { devmanadm trigger --type="$1" --action=add; }
-    settle() { devmanadm settle --timeout=120; }
-    ;;
-*) die "unknown vmtest.manager=$manager" ;;
-esac
-
-coldplug() {
-    start_manager || die "could not start $manager"
-    trigger subsystems || warn "trigger --type=subsystems failed"
-    trigger devices || warn "trigger --type=devices failed"
-    settle || warn "settle failed"
-}
-if [ "$start" = devman.rcS ]; then
-    [ "$manager" = devman ] || die "vmtest.start=rcs is for devman"
-    rcs=/usr/share/devman/devman.rcS
-    [ -x $rcs ] || die "$rcs is not in this initramfs"
-    coldplug() {
-        $rcs 2>/tmp/rcs.err
-        [ -s /tmp/rcs.err ] && warn "devman.rcS said: $(cat /tmp/rcs.err)"
-        devmanadm control --ping --timeout=30 || die "devmand does not answer after devman.rcS"
-    }
-fi
+manager_commands "$manager" "$start" 120 30
 
 # The hardware of vm.py's machines: one virtio disk with two partitions, one virtio NIC (and
 # lo); on the ARM boards a USB keyboard and tablet, on s390x a virtio keyboard.
@@ -167,10 +131,4 @@ if has_step uinput; then
 fi
 
 kill "$monitor_pid" 2>/dev/null
-{ echo "@@DMESG"; dmesg; } >&4
-echo "@@DONE" >&4
-echo "DONE" >&3
-log "done"
-sync
-reboot -f
-sleep 60
+finish

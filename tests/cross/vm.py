@@ -221,16 +221,6 @@ def boot(env, name, manager, devfs):
     return result
 
 
-def boot_failed(result):
-    if result["fatal"]:
-        return "guest: " + result["fatal"]
-    if result["error"]:
-        return result["error"]
-    if not result["done"]:
-        return "guest report incomplete (no @@DONE)"
-    return None
-
-
 # ---- s390x: virtio devices probe asynchronously ------------------------------------------
 # On s390x every virtio device hangs below its own channel subsystem device
 # (/devices/css0/0.0.000N/0.0.XXXX/virtioK), and the css driver probes them in parallel: which
@@ -357,7 +347,7 @@ def evaluate(env, results):
     for name, manager, devfs in BOOTS:
         res = results[name]
         rows.append((name + "/" + devfs if name == "udevd" else name, res))
-        failed = boot_failed(res)
+        failed = report.boot_failed(res)
         if failed:
             problems.append("%s: %s" % (name, failed))
             continue
@@ -422,8 +412,8 @@ def main(argv):
             continue
         previous = report.load(path) if name == "udevd" and os.path.exists(path) else None
         results[name] = boot(env, name, manager, devfs)
-        if previous and previous.get("kernel") == env.kernel.version and not boot_failed(previous) \
-                and not boot_failed(results[name]):
+        if previous and previous.get("kernel") == env.kernel.version and not report.boot_failed(previous) \
+                and not report.boot_failed(results[name]):
             # two reference boots of the same guest should not differ (if they did, the kernel
             # and not devman would make the comparison flaky): said, never failed
             norm = normalise_ccw if arch == "s390x" else (lambda r: r)

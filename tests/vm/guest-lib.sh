@@ -11,6 +11,11 @@
 #   dump_dev, dump STEP    what the report says of /dev, and of /dev, the database, libinput,
 #                          modules and interfaces after a step (init.sh, tests/cross/vm-init.sh;
 #                          report.py parses it)
+#   host ACTION            ask the host for a hot-plug action (QMP) and wait for its answer
+#   manager_commands MANAGER START SETTLE-S PING-S
+#                          chooses what start_manager, trigger TYPE, settle and coldplug run:
+#                          udevd's or devman's commands (START devman.rcS: coldplug runs the rcS)
+#   finish [DMESG-FILTER]  the kernel log (lines matching the filter), @@DONE, DONE, reboot
 
 log() { echo "vmtest: $*"; }
 warn() {
@@ -106,4 +111,76 @@ dump() { # STEP
     echo "@@SECTION net"
     ls -1 /sys/class/net
     echo "@@ENDSTEP $1"
+}
+
+host() { # ACTION
+    echo "REQ $1" >&3
+    read -r answer <&3
+    answer=$(echo "$answer" | tr -d '\r')
+    [ "$answer" = "OK $1" ] || die "host answered '$answer' to $1"
+}
+
+# The manager's commands, named alike for both managers: manager_commands chooses them once.
+manager_commands() { # MANAGER START SETTLE-TIMEOUT PING-TIMEOUT (seconds)
+    vm_manager=$1
+    vm_start=$2
+    settle_timeout=$3
+    ping_timeout=$4
+    case "$vm_manager" in
+    udevd) ;;
+    devman) command -v devmand >/dev/null || die "devmand is not in this initramfs" ;;
+    *) die "unknown vmtest.manager=$vm_manager" ;;
+    esac
+    if [ "$vm_start" = devman.rcS ]; then
+        [ "$vm_manager" = devman ] || die "vmtest.start=rcs is for devman"
+        [ -x /usr/share/devman/devman.rcS ] || die "/usr/share/devman/devman.rcS is not in this initramfs"
+    fi
+}
+start_manager() {
+    case "$vm_manager" in
+    udevd) /usr/lib/systemd/systemd-udevd --daemon ;;
+    *) devmand --daemon ;;
+    esac
+}
+trigger() { # TYPE
+    case "$vm_manager" in
+    udevd) udevadm trigger --type="$1" --action=add ;;
+    *) devmanadm trigger --type="$1" --action=add ;;
+    esac
+}
+settle() {
+    case "$vm_manager" in
+    udevd) udevadm settle --timeout="$settle_timeout" ;;
+    *) devmanadm settle --timeout="$settle_timeout" ;;
+    esac
+}
+# Start the manager, coldplug, settle; or what an rcS does: run devman's snippet (it reports
+# problems on stderr and always goes on).
+coldplug() {
+    if [ "$vm_start" = devman.rcS ]; then
+        /usr/share/devman/devman.rcS 2>/tmp/rcs.err
+        [ -s /tmp/rcs.err ] && warn "devman.rcS said: $(cat /tmp/rcs.err)"
+        devmanadm control --ping --timeout="$ping_timeout" || die "devmand does not answer after devman.rcS"
+        return 0
+    fi
+    start_manager || die "could not start $vm_manager"
+    trigger subsystems || warn "trigger --type=subsystems failed"
+    trigger devices || warn "trigger --type=devices failed"
+    settle || warn "settle failed"
+}
+
+# The end of a guest: the kernel log (and what the manager logged to kmsg) for whoever reads
+# report.txt, the end marks on both channels, and the power-off.
+finish() { # [DMESG-FILTER]
+    if [ $# -gt 0 ]; then
+        { echo "@@DMESG"; dmesg | grep -i "$1"; } >&4
+    else
+        { echo "@@DMESG"; dmesg; } >&4
+    fi
+    echo "@@DONE" >&4
+    echo "DONE" >&3
+    log "done"
+    sync
+    reboot -f
+    sleep 60
 }

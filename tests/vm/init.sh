@@ -24,7 +24,8 @@ export PATH=/usr/sbin:/usr/bin
 export SYSTEMD_PAGER=cat PAGER=cat SYSTEMD_COLORS=0 TERM=dumb
 umask 022
 
-# log, warn, die, open_channels, uptime_s, wait_count, dump_dev, dump (tests/vm/guest-lib.sh)
+# log, warn, die, open_channels, uptime_s, wait_count, dump_dev, dump, host, manager_commands,
+# finish (tests/vm/guest-lib.sh)
 # shellcheck source=/dev/null
 . /vmtest/lib.sh
 
@@ -74,48 +75,7 @@ fi
 
 open_channels
 
-# Ask the host for a hot-plug action and wait for its answer.
-host() { # ACTION
-    echo "REQ $1" >&3
-    read -r answer <&3
-    answer=$(echo "$answer" | tr -d '\r')
-    [ "$answer" = "OK $1" ] || die "host answered '$answer' to $1"
-}
-
-
-case "$manager" in
-udevd)
-    start_manager() { /usr/lib/systemd/systemd-udevd --daemon; }
-    trigger() { udevadm trigger --type="$1" --action=add; }
-    settle() { udevadm settle --timeout=60; }
-    ;;
-devman)
-    command -v devmand >/dev/null || die "devmand is not in this initramfs"
-    start_manager() { devmand --daemon; }
-    trigger() { devmanadm trigger --type="$1" --action=add; }
-    settle() { devmanadm settle --timeout=60; }
-    ;;
-*) die "unknown vmtest.manager=$manager" ;;
-esac
-
-# Start the manager, coldplug, settle.
-coldplug() {
-    start_manager || die "could not start $manager"
-    trigger subsystems || warn "trigger --type=subsystems failed"
-    trigger devices || warn "trigger --type=devices failed"
-    settle || warn "settle failed"
-}
-if [ "$start" = devman.rcS ]; then
-    [ "$manager" = devman ] || die "vmtest.start=rcs is for devman"
-    rcs=/usr/share/devman/devman.rcS
-    [ -x $rcs ] || die "$rcs is not in this initramfs"
-    # what an rcS does: run the snippet; it reports problems on stderr and always goes on
-    coldplug() {
-        $rcs 2>/tmp/rcs.err
-        [ -s /tmp/rcs.err ] && warn "devman.rcS said: $(cat /tmp/rcs.err)"
-        devmanadm control --ping --timeout=10 || die "devmand does not answer after devman.rcS"
-    }
-fi
+manager_commands "$manager" "$start" 60 10
 
 # Disks are counted in /sys/block: a directory of each disk holding its partitions on every
 # kernel, also one with the legacy layout (CONFIG_SYSFS_DEPRECATED: no /sys/class/block).
@@ -211,11 +171,4 @@ settle || warn "settle failed"
 dump uinput-remove >&4
 
 kill "$monitor_pid" 2>/dev/null
-# The kernel log (and what the manager logged to kmsg), for whoever reads report.txt.
-{ echo "@@DMESG"; dmesg; } >&4
-echo "@@DONE" >&4
-echo "DONE" >&3
-log "done"
-sync
-reboot -f
-sleep 60
+finish

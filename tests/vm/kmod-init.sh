@@ -15,7 +15,7 @@
 export PATH=/usr/sbin:/usr/bin
 umask 022
 
-# log, warn, die, open_channels, uptime_s (tests/vm/guest-lib.sh)
+# log, warn, die, open_channels, uptime_s, finish (tests/vm/guest-lib.sh)
 # shellcheck source=/dev/null
 . /vmtest/lib.sh
 
@@ -107,10 +107,4 @@ for l in nested virtual broken; do
     unload "$l"
 done
 
-{ echo "@@DMESG"; dmesg | grep -i dmconv; } >&4
-echo "@@DONE" >&4
-echo "DONE" >&3
-log "done"
-sync
-reboot -f
-sleep 60
+finish dmconv

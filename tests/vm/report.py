@@ -192,3 +192,14 @@ def load(path):
 def save(result, path):
     with open(path, "w") as f:
         json.dump(result, f, indent=1, sort_keys=True)
+
+
+def boot_failed(result):
+    """Why a parsed boot cannot be used, or None."""
+    if result["fatal"]:  # the guest's own reason comes before the host's view of it
+        return "guest: " + result["fatal"]
+    if result["error"]:
+        return result["error"]
+    if not result["done"]:
+        return "guest report incomplete (no @@DONE)"
+    return None

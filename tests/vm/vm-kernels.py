@@ -138,7 +138,7 @@ def boot_pair(env, check, old_k, new_k, keep, old_append="", new_append="", skip
             r = vmtest.boot(env, "devman", "tmpfs", os.path.join(keep, label), kernel=k,
                             append_extra=APPEND + more, extra_files=extra)
             report.save(r, saved)
-        failed = vmtest.boot_failed(r)
+        failed = report.boot_failed(r)
         if not check(failed is None, "%s boot (%s, %s) completed%s" % (
                 label, k.version, r.get("accel"), ": " + failed if failed else "")):
             return None

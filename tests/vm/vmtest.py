@@ -151,16 +151,6 @@ def boot(env, manager, devfs, keep_dir=None, kernel=None, append_extra="", extra
         return result
 
 
-def boot_failed(result):
-    if result["fatal"]:  # the guest's own reason comes before the host's view of it
-        return "guest: " + result["fatal"]
-    if result["error"]:
-        return result["error"]
-    if not result["done"]:
-        return "guest report incomplete (no @@DONE)"
-    return None
-
-
 def reference(env):
     """The udevd result for this kernel, rules and harness: reused when vm-udevd made it."""
     path = os.path.join(env.results, "udevd.json")
@@ -169,7 +159,7 @@ def reference(env):
     with kmod.locked(env.results, "udevd.lock"):
         try:
             ref = report.load(path)
-            if ref.get("key") == key and not boot_failed(ref):
+            if ref.get("key") == key and not report.boot_failed(ref):
                 return ref
         except (OSError, ValueError):
             pass
@@ -206,12 +196,12 @@ def test_udevd(env):
     print_timing([("udevd/devtmpfs", ref)])
     # Two reference boots of the same inputs must not differ, or the devman comparisons would be
     # flaky: say so (without failing; the kernel, not devman, would be the cause).
-    if previous and previous.get("key") == ref["key"] and not boot_failed(previous) and not boot_failed(ref):
+    if previous and previous.get("key") == ref["key"] and not report.boot_failed(previous) and not report.boot_failed(ref):
         diffs = compare.compare(previous, ref)
         for d in diffs[:MAX_PRINTED]:
             log("NOTE: differs from the previous udevd boot: %s" % d)
         log("udevd: %d differences from the previous udevd boot" % len(diffs))
-    failed = boot_failed(ref)
+    failed = report.boot_failed(ref)
     if failed:
         log("FAIL: " + failed + " (see %s)" % os.path.join(env.results, "udevd"))
         return 1
@@ -230,8 +220,8 @@ def test_devman(env, devfs):
         log("SKIP: %s or %s is not built; the devman boots wait for them" % (env.devmand, env.devmanadm))
         return SKIP
     ref = reference(env)
-    if boot_failed(ref):
-        log("FAIL: the udevd reference boot failed: " + boot_failed(ref))
+    if report.boot_failed(ref):
+        log("FAIL: the udevd reference boot failed: " + report.boot_failed(ref))
         return 1
     res = boot(env, "devman", devfs, os.path.join(env.results, name))
     report.save(res, os.path.join(env.results, name + ".json"))
@@ -242,7 +232,7 @@ def evaluate(ref, res, devfs, results_dir):
     """Scenario checks of a devman boot and its comparison with the udevd reference."""
     name = "devman-" + devfs
     print_timing([("udevd/devtmpfs", ref), ("devman/" + devfs, res)])
-    failed = boot_failed(res)
+    failed = report.boot_failed(res)
     if failed:
         log("FAIL: %s: %s" % (name, failed))
         return 1
@@ -299,7 +289,7 @@ def main(argv):
     if cmd == "run" and len(argv) == 4:
         res = boot(env, argv[2], argv[3], os.environ.get("DEVMAN_VM_KEEP"))
         report.save(res, "/dev/stdout")
-        return 1 if boot_failed(res) else 0
+        return 1 if report.boot_failed(res) else 0
     if cmd == "evaluate" and len(argv) == 3 and argv[2] in ("devman-tmpfs", "devman-devtmpfs"):
         ref = report.load(os.path.join(env.results, "udevd.json"))
         res = report.load(os.path.join(env.results, argv[2] + ".json"))
