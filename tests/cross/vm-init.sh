@@ -14,17 +14,11 @@
 # Channels: /vmtest/out = hvc0 (the report), /vmtest/ctl = hvc1 (the host's line protocol);
 # both are ports of one virtio-serial device (these machines have one UART, the console).
 
-export PATH=/usr/sbin:/usr/bin
-export SYSTEMD_PAGER=cat PAGER=cat SYSTEMD_COLORS=0 TERM=dumb
-umask 022
-
-# log, warn, die, open_channels, uptime_s, wait_count, dump_dev, dump, host, manager_commands,
-# finish (tests/vm/guest-lib.sh)
+# guest_start, log, warn, die, mount_roots, open_channels, uptime_s, wait_count, dump_dev, dump, host,
+# manager_commands, coldplug_step, step, uinput_steps, finish (tests/vm/guest-lib.sh)
 # shellcheck source=/dev/null
 . /vmtest/lib.sh
-
-mount -t proc -o nosuid,nodev,noexec proc /proc
-mount -t sysfs -o nosuid,nodev,noexec sysfs /sys
+guest_start
 
 manager=udevd
 devfs=devtmpfs
@@ -41,14 +35,7 @@ for arg in $(cat /proc/cmdline); do
 done
 log "manager=$manager dev=$devfs start=$start steps=$steps machine=$(uname -m)"
 
-case "$devfs" in
-devtmpfs) mount -t devtmpfs -o nosuid,mode=0755 devtmpfs /dev || die "mount devtmpfs" ;;
-tmpfs) mount -t tmpfs -o nosuid,mode=0755 dev /dev || die "mount tmpfs on /dev" ;;
-*) die "unknown vmtest.dev=$devfs" ;;
-esac
-mount -t tmpfs -o nosuid,nodev,mode=0755 run /run
-mount -t tmpfs -o nosuid,nodev tmp /tmp
-[ "$devfs" = tmpfs ] && [ -n "$(ls -A /dev)" ] && die "/dev tmpfs is not empty"
+mount_roots "$devfs"
 
 # What init loads itself, as an initramfs does: the channels' transport and virtio console,
 # and uinput (no modalias). The host lists the ones that are modules (/vmtest/early).
@@ -78,57 +65,20 @@ coldplug_settled() {
     esac
 }
 
-[ "$devfs" = devtmpfs ] && { echo "@@STEP before"; dump_dev; echo "@@ENDSTEP before"; } >&4
-
-t_start=$(uptime_s)
-echo "@@STARTED-BY $start" >&4
-coldplug
-t_settle=$(uptime_s)
-coldplug_settled
-settle || warn "settle failed"
-t_ready=$(uptime_s)
-echo "@@TIMING start=$t_start settle=$t_settle ready=$t_ready" >&4
-log "settled: start $t_start settle $t_settle ready $t_ready"
-udevadm monitor --udev --property >/tmp/monitor.log 2>&1 &
-monitor_pid=$!
-dump coldplug >&4
+coldplug_step "$devfs" "$start"
 
 if has_step disk; then
-    host disk-add
-    disks_settled 2 0
-    settle || warn "settle failed"
-    dump disk-add >&4
-    host disk-remove
-    disks_settled 1 0
-    settle || warn "settle failed"
-    dump disk-remove >&4
+    step disk-add disks_settled 2 0
+    step disk-remove disks_settled 1 0
 fi
 
 if has_step usb; then
-    host usb-add
-    disks_settled 1 1
-    settle || warn "settle failed"
-    dump usb-add >&4
-    host usb-remove
-    disks_settled 1 0
-    settle || warn "settle failed"
-    dump usb-remove >&4
+    step usb-add disks_settled 1 1
+    step usb-remove disks_settled 1 0
 fi
 
 if has_step uinput; then
-    count_events() { n=0; for p in /sys/class/input/event*; do [ -e "$p" ] && n=$((n + 1)); done; echo $n; }
-    before=$(count_events)
-    uinput-device --name devman-vm-uinput >/tmp/uinput.out 2>&1 &
-    uinput_pid=$!
-    wait_count $((before + 1)) '/sys/class/input/event*' || :
-    settle || warn "settle failed"
-    dump uinput-add >&4
-    kill -TERM "$uinput_pid"
-    wait "$uinput_pid" || warn "uinput-device failed: $(cat /tmp/uinput.out)"
-    wait_count "$before" '/sys/class/input/event*' || :
-    settle || warn "settle failed"
-    dump uinput-remove >&4
+    uinput_steps
 fi
 
-kill "$monitor_pid" 2>/dev/null
 finish

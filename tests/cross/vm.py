@@ -201,21 +201,8 @@ def boot(env, name, manager, devfs):
         except Exception as e:
             error = "%s: %s" % (type(e).__name__, e)
             out, console, secs = os.path.join(tmp, "report.txt"), os.path.join(tmp, "console.log"), None
-        shutil.rmtree(keep, ignore_errors=True)
-        os.makedirs(keep)
-        for src, n in ((out, "report.txt"), (console, "console.log")):
-            if os.path.exists(src):
-                shutil.copy(src, os.path.join(keep, n))
-        text = ""
-        if os.path.exists(out):
-            with open(out, errors="replace") as f:
-                text = f.read()
-    try:
-        result = report.parse(text)
-    except ValueError as e:
-        result = report.parse("")
-        error = error or "unreadable guest report: %s" % e
-    result.update(host_seconds=secs, accel="tcg", error=error, kernel=env.kernel.version)
+        result = report.collect(out, console, keep, error)
+    result.update(host_seconds=secs, accel="tcg", kernel=env.kernel.version)
     report.save(result, os.path.join(env.results, name + ".json"))
     log("%s: %s boot took %s s" % (env.arch, name, "%.0f" % secs if secs else "?"))
     return result

@@ -3,6 +3,9 @@
 # /vmtest/lib.sh.
 #   log MSG / warn MSG     to the kernel console; warn also as "@@WARN" into the report
 #   die MSG                "@@FATAL" into the report and "FATAL" to the host, then reboot
+#   guest_start            the environment (PATH, no pager or colours: udevadm and libinput
+#                          write into the report, not to a terminal), /proc and /sys
+#   mount_roots DEVFS      /dev (devtmpfs, or an empty tmpfs), /run and /tmp
 #   open_channels [TTY]    /vmtest/out (hvc0, the report, fd 4) and /vmtest/ctl (TTY or ttyS1, the
 #                          host's line protocol, fd 3): private nodes, never in /dev, so /dev
 #                          holds only what the manager and the kernel made
@@ -15,6 +18,13 @@
 #   manager_commands MANAGER START SETTLE-S PING-S
 #                          chooses what start_manager, trigger TYPE, settle and coldplug run:
 #                          udevd's or devman's commands (START devman.rcS: coldplug runs the rcS)
+#   coldplug_step DEVFS START  the boot's coldplug: /dev before (devtmpfs), the manager's
+#                          coldplug, what must exist (coldplug_settled, the script's), @@TIMING,
+#                          then a libudev client listening (udevadm monitor) and the dump
+#   step ACTION WAIT-CMD...  a hot-plug step: the host acts, the guest waits (WAIT-CMD), settles
+#                          and dumps the step
+#   uinput_steps           the steps uinput-add and uinput-remove: a uinput device made and
+#                          removed in the guest (tests/vm/uinput-device), each settled and dumped
 #   finish [DMESG-FILTER]  the kernel log (lines matching the filter), @@DONE, DONE, reboot
 
 log() { echo "vmtest: $*"; }
@@ -29,6 +39,27 @@ die() {
     sync
     reboot -f
     sleep 60
+}
+
+guest_start() {
+    export PATH=/usr/sbin:/usr/bin
+    export SYSTEMD_PAGER=cat PAGER=cat SYSTEMD_COLORS=0 TERM=dumb
+    umask 022
+    mount -t proc -o nosuid,nodev,noexec proc /proc
+    mount -t sysfs -o nosuid,nodev,noexec sysfs /sys
+}
+
+mount_roots() { # devtmpfs|tmpfs
+    case "$1" in
+    devtmpfs) mount -t devtmpfs -o nosuid,mode=0755 devtmpfs /dev || die "mount devtmpfs" ;;
+    tmpfs) mount -t tmpfs -o nosuid,mode=0755 dev /dev || die "mount tmpfs on /dev" ;;
+    *) die "unknown vmtest.dev=$1" ;;
+    esac
+    mount -t tmpfs -o nosuid,nodev,mode=0755 run /run
+    mount -t tmpfs -o nosuid,nodev tmp /tmp
+    if [ "$1" = tmpfs ] && [ -n "$(ls -A /dev)" ]; then
+        die "/dev tmpfs is not empty"
+    fi
 }
 
 # Private node of a device from its sysfs dev attribute.
@@ -169,9 +200,54 @@ coldplug() {
     settle || warn "settle failed"
 }
 
+coldplug_step() { # DEVFS START
+    if [ "$1" = devtmpfs ]; then
+        { echo "@@STEP before"; dump_dev; echo "@@ENDSTEP before"; } >&4
+    fi
+    t_start=$(uptime_s)
+    echo "@@STARTED-BY $2" >&4
+    coldplug
+    t_settle=$(uptime_s)
+    coldplug_settled
+    settle || warn "settle failed"
+    t_ready=$(uptime_s)
+    echo "@@TIMING start=$t_start settle=$t_settle ready=$t_ready" >&4
+    log "settled: start $t_start settle $t_settle ready $t_ready"
+    # a libudev client listening from now on: Debian's udevadm monitor, whatever manager runs
+    udevadm monitor --udev --property >/tmp/monitor.log 2>&1 &
+    monitor_pid=$!
+    dump coldplug >&4
+}
+
+# One hot-plug step the host carries out.
+step() { # ACTION WAIT-CMD...
+    step_action=$1
+    shift
+    host "$step_action"
+    "$@"
+    settle || warn "settle failed"
+    dump "$step_action" >&4
+}
+
+count_events() { n=0; for p in /sys/class/input/event*; do [ -e "$p" ] && n=$((n + 1)); done; echo $n; }
+uinput_steps() {
+    before=$(count_events)
+    uinput-device --name devman-vm-uinput >/tmp/uinput.out 2>&1 &
+    uinput_pid=$!
+    wait_count $((before + 1)) '/sys/class/input/event*' || :
+    settle || warn "settle failed"
+    dump uinput-add >&4
+    kill -TERM "$uinput_pid"
+    wait "$uinput_pid" || warn "uinput-device failed: $(cat /tmp/uinput.out)"
+    wait_count "$before" '/sys/class/input/event*' || :
+    settle || warn "settle failed"
+    dump uinput-remove >&4
+}
+
 # The end of a guest: the kernel log (and what the manager logged to kmsg) for whoever reads
 # report.txt, the end marks on both channels, and the power-off.
 finish() { # [DMESG-FILTER]
+    [ -n "${monitor_pid:-}" ] && kill "$monitor_pid" 2>/dev/null
     if [ $# -gt 0 ]; then
         { echo "@@DMESG"; dmesg | grep -i "$1"; } >&4
     else

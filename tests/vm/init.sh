@@ -19,18 +19,11 @@
 #   /vmtest/out  hvc0 (virtio console): the report, written to a file on the host
 # Everything the guest says for a human goes to the kernel console (ttyS0).
 
-export PATH=/usr/sbin:/usr/bin
-# No pager, no colours: udevadm and libinput write into the report, not to a terminal.
-export SYSTEMD_PAGER=cat PAGER=cat SYSTEMD_COLORS=0 TERM=dumb
-umask 022
-
-# log, warn, die, open_channels, uptime_s, wait_count, dump_dev, dump, host, manager_commands,
-# finish (tests/vm/guest-lib.sh)
+# guest_start, log, warn, die, mount_roots, open_channels, uptime_s, wait_count, dump_dev, dump, host,
+# manager_commands, coldplug_step, step, uinput_steps, finish (tests/vm/guest-lib.sh)
 # shellcheck source=/dev/null
 . /vmtest/lib.sh
-
-mount -t proc -o nosuid,nodev,noexec proc /proc
-mount -t sysfs -o nosuid,nodev,noexec sysfs /sys
+guest_start
 
 manager=udevd
 devfs=devtmpfs
@@ -51,14 +44,7 @@ for arg in $(cat /proc/cmdline); do
 done
 log "manager=$manager dev=$devfs start=$start"
 
-case "$devfs" in
-devtmpfs) mount -t devtmpfs -o nosuid,mode=0755 devtmpfs /dev || die "mount devtmpfs" ;;
-tmpfs) mount -t tmpfs -o nosuid,mode=0755 dev /dev || die "mount tmpfs on /dev" ;;
-*) die "unknown vmtest.dev=$devfs" ;;
-esac
-mount -t tmpfs -o nosuid,nodev,mode=0755 run /run
-mount -t tmpfs -o nosuid,nodev tmp /tmp
-[ "$devfs" = tmpfs ] && [ -n "$(ls -A /dev)" ] && die "/dev tmpfs is not empty"
+mount_roots "$devfs"
 
 # Init loads, like an initramfs does: the report channel (virtio console), what has no
 # modalias (uinput), and the USB host controllers in a fixed order, because USB bus numbers
@@ -97,21 +83,7 @@ coldplug_settled() {
     wait_count 3 '/sys/class/net/*' || :
 }
 
-[ "$devfs" = devtmpfs ] && { echo "@@STEP before"; dump_dev; echo "@@ENDSTEP before"; } >&4
-
-t_start=$(uptime_s)
-echo "@@STARTED-BY $start" >&4
-coldplug
-t_settle=$(uptime_s)
-coldplug_settled
-settle || warn "settle failed"
-t_ready=$(uptime_s)
-echo "@@TIMING start=$t_start settle=$t_settle ready=$t_ready" >&4
-log "settled: start $t_start settle $t_settle ready $t_ready"
-# a libudev client listening from now on: Debian's udevadm monitor, whatever manager runs
-udevadm monitor --udev --property >/tmp/monitor.log 2>&1 &
-monitor_pid=$!
-dump coldplug >&4
+coldplug_step "$devfs" "$start"
 
 # A command's output as a named file of the report, then its exit status.
 report_file() { # NAME COMMAND...
@@ -135,40 +107,13 @@ if [ "$snapshot" = 1 ] && [ "$manager" = devman ]; then
 fi
 
 if [ "$pcihotplug" = 1 ]; then
-    host disk-add
-    blocks_settled 2 1
-    settle || warn "settle failed"
-    dump disk-add >&4
-
-    host disk-remove
-    blocks_settled 1 1
-    settle || warn "settle failed"
-    dump disk-remove >&4
+    step disk-add blocks_settled 2 1
+    step disk-remove blocks_settled 1 1
 fi
 
-host usb-add
-blocks_settled 1 2
-settle || warn "settle failed"
-dump usb-add >&4
+step usb-add blocks_settled 1 2
+step usb-remove blocks_settled 1 1
 
-host usb-remove
-blocks_settled 1 1
-settle || warn "settle failed"
-dump usb-remove >&4
+uinput_steps
 
-count_events() { n=0; for p in /sys/class/input/event*; do [ -e "$p" ] && n=$((n + 1)); done; echo $n; }
-before=$(count_events)
-uinput-device --name devman-vm-uinput >/tmp/uinput.out 2>&1 &
-uinput_pid=$!
-wait_count $((before + 1)) '/sys/class/input/event*' || :
-settle || warn "settle failed"
-dump uinput-add >&4
-
-kill -TERM "$uinput_pid"
-wait "$uinput_pid" || warn "uinput-device failed: $(cat /tmp/uinput.out)"
-wait_count "$before" '/sys/class/input/event*' || :
-settle || warn "settle failed"
-dump uinput-remove >&4
-
-kill "$monitor_pid" 2>/dev/null
 finish

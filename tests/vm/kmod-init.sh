@@ -12,18 +12,11 @@
 #   @@WARN / @@FATAL / @@DONE
 # ttyS1 is the control channel of qemu.py: "DONE" when finished.
 
-export PATH=/usr/sbin:/usr/bin
-umask 022
-
-# log, warn, die, open_channels, uptime_s, finish (tests/vm/guest-lib.sh)
+# guest_start, log, warn, die, mount_roots, open_channels, uptime_s, finish (tests/vm/guest-lib.sh)
 # shellcheck source=/dev/null
 . /vmtest/lib.sh
-
-mount -t proc -o nosuid,nodev,noexec proc /proc
-mount -t sysfs -o nosuid,nodev,noexec sysfs /sys
-mount -t tmpfs -o nosuid,mode=0755 dev /dev || die "mount tmpfs on /dev"
-mount -t tmpfs -o nosuid,nodev,mode=0755 run /run
-mount -t tmpfs -o nosuid,nodev tmp /tmp
+guest_start
+mount_roots tmpfs
 for m in virtio_pci virtio_console; do
     modprobe "$m" || die "modprobe $m"
 done

@@ -11,6 +11,7 @@
 
 import json
 import os
+import shutil
 
 TYPES = {
     "character special file": "c", "block special file": "b", "directory": "d",
@@ -203,3 +204,26 @@ def boot_failed(result):
     if not result["done"]:
         return "guest report incomplete (no @@DONE)"
     return None
+
+
+def collect(out, console, keep_dir, error):
+    """A boot's result: the guest's report OUT parsed, the host's ERROR (or None) kept in it.
+    The raw report and the CONSOLE log are copied into KEEP_DIR (when given) first, so that a
+    report that does not parse is kept too."""
+    if keep_dir:
+        shutil.rmtree(keep_dir, ignore_errors=True)
+        os.makedirs(keep_dir)
+        for src, name in ((out, "report.txt"), (console, "console.log")):
+            if os.path.exists(src):
+                shutil.copy(src, os.path.join(keep_dir, name))
+    text = ""
+    if os.path.exists(out):
+        with open(out, errors="replace") as f:
+            text = f.read()
+    try:
+        result = parse(text)
+    except ValueError as e:
+        result = parse("")
+        error = error or "unreadable guest report: %s" % e
+    result["error"] = error
+    return result

@@ -30,7 +30,7 @@ DEVICES = ("/sys/class/block/* /sys/class/input/* /sys/class/net/* /sys/bus/usb/
 def guest_script(init_text):
     """The harness's init up to the end of coldplug, then the builtin comparison."""
     # after the coldplug dump: what follows (snapshot, hot-plug steps) sits in if-blocks
-    mark = "dump coldplug >&4\n"
+    mark = 'coldplug_step "$devfs" "$start"\n'
     cut = init_text.index(mark) + len(mark)
     cmds = " ".join("'%s'" % c for c in COMMANDS)
     return init_text[:cut] + r'''

@@ -14,7 +14,6 @@ Exit status: 0 pass, 1 fail, 77 skip (no QEMU, no kernel package, or devman not 
 
 import hashlib
 import os
-import shutil
 import signal
 import sys
 import tempfile
@@ -130,24 +129,9 @@ def boot(env, manager, devfs, keep_dir=None, kernel=None, append_extra="", extra
             error = "%s: %s" % (type(e).__name__, e)
             out, console, secs = (os.path.join(tmp, "report.txt"), os.path.join(tmp, "console.log"),
                                   None)
-        if keep_dir:  # before parsing: a report that does not parse is kept too
-            shutil.rmtree(keep_dir, ignore_errors=True)
-            os.makedirs(keep_dir)
-            for src, name in ((out, "report.txt"), (console, "console.log")):
-                if os.path.exists(src):
-                    shutil.copy(src, os.path.join(keep_dir, name))
-        text = ""
-        if os.path.exists(out):
-            with open(out, errors="replace") as f:
-                text = f.read()
-        try:
-            result = report.parse(text)
-        except ValueError as e:
-            result = report.parse("")
-            error = error or "unreadable guest report: %s" % e
+        result = report.collect(out, console, keep_dir, error)
         result["host_seconds"] = secs
         result["accel"] = accel
-        result["error"] = error
         return result
 
 
