@@ -205,11 +205,14 @@ static int tag_index(const struct db_dirs *rd, const char *tag, const char *id, 
         _cleanup_(devdir_parent_done) struct devdir_parent p = DEVDIR_PARENT_NULL;
         if (!name)
                 return -ENOMEM;
-        int r = devdir_open_parent(rd->runfd, rd->cache, name, add, &p);
+        int r = add ? devdir_open_parent(rd->runfd, rd->cache, name, true, &p)
+                    : devdir_lookup_parent(rd->runfd, rd->cache, name, &p);
         if (r < 0)
                 return !add && r == -ENOENT ? 0 : r;
-        if (!add)
-                return unlinkat(p.fd, p.leaf, 0) < 0 && errno != ENOENT ? -errno : 0;
+        if (!add) {
+                r = devdir_unlink_leaf(rd->runfd, rd->cache, name, &p);
+                return r == -ENOENT ? 0 : r;
+        }
         r = mknodat(p.fd, p.leaf, S_IFREG | 0444, 0) < 0 ? -errno : 0;
         if (r == -ENOENT && devdir_parent_reopen(rd->runfd, rd->cache, name, &p) > 0)
                 r = mknodat(p.fd, p.leaf, S_IFREG | 0444, 0) < 0 ? -errno : 0;
@@ -519,10 +522,10 @@ static int delete_id(const struct db_dirs *rd, const char *id, bool load)
         _cleanup_free_ char *name = path_join("data", id);
         if (!name)
                 return -ENOMEM;
-        r = devdir_open_parent(rd->runfd, rd->cache, name, false, &p);
-        if (r < 0)
-                return r == -ENOENT ? 0 : r;
-        return unlinkat(p.fd, p.leaf, 0) < 0 && errno != ENOENT ? -errno : 0;
+        r = devdir_lookup_parent(rd->runfd, rd->cache, name, &p);
+        if (r >= 0)
+                r = devdir_unlink_leaf(rd->runfd, rd->cache, name, &p);
+        return r == -ENOENT ? 0 : r;
 }
 
 static int delete_device(const struct db_dirs *rd, struct device *d)
