@@ -292,10 +292,7 @@ static int entry_from_device(const struct device *d, struct db_entry *e)
                         log_warning("%s: property %.*s not recordable in the database", d->devpath, (int)kl, entry);
                         continue;
                 }
-                _cleanup_free_ char *k = strndup(entry, kl);
-                if (!k)
-                        return -ENOMEM;
-                if ((r = props_set(&e->props, k, entry + kl + 1, PROP_DB)) < 0)
+                if ((r = props_set_n(&e->props, entry, kl, entry + kl + 1, PROP_DB)) < 0)
                         return r;
         }
         return 0;
@@ -400,6 +397,19 @@ int db_update(const struct db_dirs *dirs, struct device *d, const struct db_know
         return k;
 }
 
+/* <run>/data and <run>/data/<id> into *data and *path, unless made before. Made only when
+ * needed: to read the previous entry, or for a write or removal by path; the common cases of
+ * a storm (a first entry linked in, a removal that knows the entry) work below the cached
+ * data/ directory and need neither. 0 or -ENOMEM. */
+static int entry_paths(const char *run_dir, const char *id, char **data, char **path)
+{
+        if (*path)
+                return 0;
+        *data = path_join(run_dir, "data");
+        *path = *data ? path_join(*data, id) : NULL;
+        return *path ? 0 : -ENOMEM;
+}
+
 static int update(const struct db_dirs *rd, struct device *d, const struct db_known *known)
 {
         const char *run_dir = rd->run_dir;
@@ -411,15 +421,13 @@ static int update(const struct db_dirs *rd, struct device *d, const struct db_kn
         int r = device_db_id(d, &id);
         if (r < 0)
                 return r;
-        data = path_join(run_dir, "data");
-        path = data ? path_join(data, id) : NULL;
-        if (!path)
-                return -ENOMEM;
 
         bool known_absent = d->db_synced && !d->db_exists;
         d->db_synced = false; /* until this write succeeds */
         /* the previous version says which tag index entries may have gone stale */
         if (!known) {
+                if ((r = entry_paths(run_dir, id, &data, &path)) < 0)
+                        return r;
                 r = db_load(path, &old);
                 if (r < 0)
                         log_debug_errno(r, "%s: previous database entry unreadable: %m", path);
@@ -430,7 +438,8 @@ static int update(const struct db_dirs *rd, struct device *d, const struct db_kn
                 goto out;
 
         if (!entry_has_info(&new) && !(d->devnum_type && major(d->devnum) > 0) && d->ifindex <= 0) {
-                if (!known_absent && unlink(path) < 0 && errno != ENOENT)
+                if (!known_absent && (r = entry_paths(run_dir, id, &data, &path)) >= 0 && unlink(path) < 0 &&
+                    errno != ENOENT)
                         r = -errno;
                 drop_stale_tags(rd, id, old_tags, NULL);
                 if (r >= 0) {
@@ -452,6 +461,8 @@ static int update(const struct db_dirs *rd, struct device *d, const struct db_kn
                 goto written;
 
         /* else a temporary renamed over the entry */
+        if ((r = entry_paths(run_dir, id, &data, &path)) < 0)
+                goto out;
         tmp = strfmt_concat(data, "/.#", id, ".XXXXXX", NULL);
         if (!tmp) {
                 r = -ENOMEM;
@@ -507,11 +518,9 @@ static int delete_id(const struct db_dirs *rd, const char *id, bool load)
         struct db_entry old = {0};
         int r;
 
-        data = path_join(run_dir, "data");
-        path = data ? path_join(data, id) : NULL;
-        if (!path)
-                return -ENOMEM;
         if (load) {
+                if ((r = entry_paths(run_dir, id, &data, &path)) < 0)
+                        return r;
                 r = db_load(path, &old);
                 if (r < 0)
                         log_debug_errno(r, "%s: database entry unreadable: %m", path);
