@@ -155,6 +155,14 @@ int props_unset(struct props *p, const char *key)
 void props_unset_flagged(struct props *p, unsigned flags)
 {
         size_t off = 0;
+        /* Most calls have nothing to remove (PROP_GLOBAL, set only through the control socket,
+         * is cleared for every event): the flags bytes tell, stepping over entries by their
+         * length bytes, and the key filter then stays as it is. */
+        while (off < p->len && !((unsigned char)p->buf[off] & flags))
+                off += entry_size(p, off);
+        if (off >= p->len)
+                return;
+        off = 0;
         p->keys[0] = p->keys[1] = 0; /* rebuilt from what stays: the bits of removed keys go */
         while (off < p->len) {
                 if ((unsigned char)p->buf[off] & flags)

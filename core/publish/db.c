@@ -205,11 +205,14 @@ static int tag_index(const struct db_dirs *rd, const char *tag, const char *id, 
         _cleanup_(devdir_parent_done) struct devdir_parent p = DEVDIR_PARENT_NULL;
         if (!name)
                 return -ENOMEM;
-        int r = devdir_open_parent(rd->runfd, rd->cache, name, add, &p);
+        int r = add ? devdir_open_parent(rd->runfd, rd->cache, name, true, &p)
+                    : devdir_lookup_parent(rd->runfd, rd->cache, name, &p);
         if (r < 0)
                 return !add && r == -ENOENT ? 0 : r;
-        if (!add)
-                return unlinkat(p.fd, p.leaf, 0) < 0 && errno != ENOENT ? -errno : 0;
+        if (!add) {
+                r = devdir_unlink_leaf(rd->runfd, rd->cache, name, &p);
+                return r == -ENOENT ? 0 : r;
+        }
         r = mknodat(p.fd, p.leaf, S_IFREG | 0444, 0) < 0 ? -errno : 0;
         if (r == -ENOENT && devdir_parent_reopen(rd->runfd, rd->cache, name, &p) > 0)
                 r = mknodat(p.fd, p.leaf, S_IFREG | 0444, 0) < 0 ? -errno : 0;
@@ -289,10 +292,7 @@ static int entry_from_device(const struct device *d, struct db_entry *e)
                         log_warning("%s: property %.*s not recordable in the database", d->devpath, (int)kl, entry);
                         continue;
                 }
-                _cleanup_free_ char *k = strndup(entry, kl);
-                if (!k)
-                        return -ENOMEM;
-                if ((r = props_set(&e->props, k, entry + kl + 1, PROP_DB)) < 0)
+                if ((r = props_set_n(&e->props, entry, kl, entry + kl + 1, PROP_DB)) < 0)
                         return r;
         }
         return 0;
@@ -397,6 +397,19 @@ int db_update(const struct db_dirs *dirs, struct device *d, const struct db_know
         return k;
 }
 
+/* <run>/data and <run>/data/<id> into *data and *path, unless made before. Made only when
+ * needed: to read the previous entry, or for a write or removal by path; the common cases of
+ * a storm (a first entry linked in, a removal that knows the entry) work below the cached
+ * data/ directory and need neither. 0 or -ENOMEM. */
+static int entry_paths(const char *run_dir, const char *id, char **data, char **path)
+{
+        if (*path)
+                return 0;
+        *data = path_join(run_dir, "data");
+        *path = *data ? path_join(*data, id) : NULL;
+        return *path ? 0 : -ENOMEM;
+}
+
 static int update(const struct db_dirs *rd, struct device *d, const struct db_known *known)
 {
         const char *run_dir = rd->run_dir;
@@ -408,15 +421,13 @@ static int update(const struct db_dirs *rd, struct device *d, const struct db_kn
         int r = device_db_id(d, &id);
         if (r < 0)
                 return r;
-        data = path_join(run_dir, "data");
-        path = data ? path_join(data, id) : NULL;
-        if (!path)
-                return -ENOMEM;
 
         bool known_absent = d->db_synced && !d->db_exists;
         d->db_synced = false; /* until this write succeeds */
         /* the previous version says which tag index entries may have gone stale */
         if (!known) {
+                if ((r = entry_paths(run_dir, id, &data, &path)) < 0)
+                        return r;
                 r = db_load(path, &old);
                 if (r < 0)
                         log_debug_errno(r, "%s: previous database entry unreadable: %m", path);
@@ -427,7 +438,8 @@ static int update(const struct db_dirs *rd, struct device *d, const struct db_kn
                 goto out;
 
         if (!entry_has_info(&new) && !(d->devnum_type && major(d->devnum) > 0) && d->ifindex <= 0) {
-                if (!known_absent && unlink(path) < 0 && errno != ENOENT)
+                if (!known_absent && (r = entry_paths(run_dir, id, &data, &path)) >= 0 && unlink(path) < 0 &&
+                    errno != ENOENT)
                         r = -errno;
                 drop_stale_tags(rd, id, old_tags, NULL);
                 if (r >= 0) {
@@ -449,6 +461,8 @@ static int update(const struct db_dirs *rd, struct device *d, const struct db_kn
                 goto written;
 
         /* else a temporary renamed over the entry */
+        if ((r = entry_paths(run_dir, id, &data, &path)) < 0)
+                goto out;
         tmp = strfmt_concat(data, "/.#", id, ".XXXXXX", NULL);
         if (!tmp) {
                 r = -ENOMEM;
@@ -504,11 +518,9 @@ static int delete_id(const struct db_dirs *rd, const char *id, bool load)
         struct db_entry old = {0};
         int r;
 
-        data = path_join(run_dir, "data");
-        path = data ? path_join(data, id) : NULL;
-        if (!path)
-                return -ENOMEM;
         if (load) {
+                if ((r = entry_paths(run_dir, id, &data, &path)) < 0)
+                        return r;
                 r = db_load(path, &old);
                 if (r < 0)
                         log_debug_errno(r, "%s: database entry unreadable: %m", path);
@@ -519,10 +531,10 @@ static int delete_id(const struct db_dirs *rd, const char *id, bool load)
         _cleanup_free_ char *name = path_join("data", id);
         if (!name)
                 return -ENOMEM;
-        r = devdir_open_parent(rd->runfd, rd->cache, name, false, &p);
-        if (r < 0)
-                return r == -ENOENT ? 0 : r;
-        return unlinkat(p.fd, p.leaf, 0) < 0 && errno != ENOENT ? -errno : 0;
+        r = devdir_lookup_parent(rd->runfd, rd->cache, name, &p);
+        if (r >= 0)
+                r = devdir_unlink_leaf(rd->runfd, rd->cache, name, &p);
+        return r == -ENOENT ? 0 : r;
 }
 
 static int delete_device(const struct db_dirs *rd, struct device *d)

@@ -172,7 +172,9 @@ void devdir_parent_done(struct devdir_parent *p)
         *p = DEVDIR_PARENT_NULL;
 }
 
-int devdir_open_parent(int devfd, struct devdir_cache *cache, const char *name, bool create,
+/* check: a cached directory is fstat()ed first (a lookup through devdir_open_parent()); the
+ * callers of devdir_lookup_parent() check only after a miss, with devdir_parent_recheck(). */
+static int open_parent(int devfd, struct devdir_cache *cache, const char *name, bool create, bool check,
                        struct devdir_parent *ret)
 {
         if (!devdir_name_valid(name))
@@ -187,7 +189,7 @@ int devdir_open_parent(int devfd, struct devdir_cache *cache, const char *name, 
         /* A lookup or removal must not find "nothing" in a directory removed (and perhaps made
          * again) meanwhile: one fstat() tells. A maker needs no check: making something in a
          * removed directory fails, and it reopens the directory (devdir_parent_reopen()). */
-        if (s && (create || dir_has_name(s->fd))) {
+        if (s && (create || !check || dir_has_name(s->fd))) {
                 s->pins++;
                 *ret = (struct devdir_parent){.fd = s->fd, .leaf = last + 1, .pinned = s};
                 return 0;
@@ -211,6 +213,37 @@ int devdir_open_parent(int devfd, struct devdir_cache *cache, const char *name, 
         *s = (struct devdir_cache_slot){.dir = TAKE_PTR(dirs), .fd = fd, .pins = 1};
         *ret = (struct devdir_parent){.fd = fd, .leaf = last + 1, .pinned = s};
         return 0;
+}
+
+int devdir_open_parent(int devfd, struct devdir_cache *cache, const char *name, bool create,
+                       struct devdir_parent *ret)
+{
+        return open_parent(devfd, cache, name, create, true, ret);
+}
+
+int devdir_lookup_parent(int devfd, struct devdir_cache *cache, const char *name, struct devdir_parent *ret)
+{
+        return open_parent(devfd, cache, name, false, false, ret);
+}
+
+int devdir_parent_recheck(int devfd, struct devdir_cache *cache, const char *name, struct devdir_parent *p)
+{
+        struct devdir_cache_slot *s = p->pinned;
+        if (!s || dir_has_name(p->fd))
+                return 0; /* the miss is real */
+        devdir_parent_done(p);
+        int r = open_parent(devfd, cache_drop(cache, s), name, false, true, p);
+        return r < 0 ? r : 1;
+}
+
+int devdir_unlink_leaf(int devfd, struct devdir_cache *cache, const char *name, struct devdir_parent *p)
+{
+        int r = unlinkat(p->fd, p->leaf, 0) < 0 ? -errno : 0;
+        if (r == -ENOENT && (r = devdir_parent_recheck(devfd, cache, name, p)) == 0)
+                return -ENOENT;
+        if (r > 0)
+                r = unlinkat(p->fd, p->leaf, 0) < 0 ? -errno : 0;
+        return r;
 }
 
 int devdir_parent_reopen(int devfd, struct devdir_cache *cache, const char *name, struct devdir_parent *p)
@@ -237,9 +270,14 @@ void devdir_prune_parents(int devfd, struct devdir_cache *cache, const char *nam
                 /* Walk to the directory's parent safely too: a symlink planted higher up must
                  * not make us remove an empty directory outside the root. */
                 _cleanup_(devdir_parent_done) struct devdir_parent dir = DEVDIR_PARENT_NULL;
-                if (devdir_open_parent(devfd, cache, path, false, &dir) < 0)
+                if (devdir_lookup_parent(devfd, cache, path, &dir) < 0)
                         return;
-                if (unlinkat(dir.fd, dir.leaf, AT_REMOVEDIR) < 0)
+                /* ENOTEMPTY proves the directory alive (devdir_lookup_parent()); ENOENT may
+                 * come from a cached one removed meanwhile */
+                int r = unlinkat(dir.fd, dir.leaf, AT_REMOVEDIR) < 0 ? -errno : 0;
+                if (r == -ENOENT && devdir_parent_recheck(devfd, cache, path, &dir) > 0)
+                        r = unlinkat(dir.fd, dir.leaf, AT_REMOVEDIR) < 0 ? -errno : 0;
+                if (r < 0)
                         return;
                 struct devdir_cache_slot *s = cache ? cache_find(cache, path, strlen(path)) : NULL;
                 if (s && s->pins == 0)

@@ -406,13 +406,20 @@ static int dev_link_remove(int devfd, struct devdir_cache *devdirs, const char *
         struct stat st;
         int r;
 
-        r = devdir_open_parent(devfd, devdirs, link, false, &dir);
+        r = devdir_lookup_parent(devfd, devdirs, link, &dir);
         if (r == -ENOENT)
                 return 0;
         if (r < 0)
                 return r;
-        if (fstatat(dir.fd, dir.leaf, &st, AT_SYMLINK_NOFOLLOW) < 0)
-                return errno == ENOENT ? 0 : -errno;
+        int found = fstatat(dir.fd, dir.leaf, &st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+        /* nothing there: or in a cached directory removed meanwhile */
+        if (found == -ENOENT && (r = devdir_parent_recheck(devfd, devdirs, link, &dir)) != 0) {
+                if (r < 0)
+                        return r == -ENOENT ? 0 : r;
+                found = fstatat(dir.fd, dir.leaf, &st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+        }
+        if (found < 0)
+                return found == -ENOENT ? 0 : found;
         if (!S_ISLNK(st.st_mode))
                 return 0; /* not ours: a node or file that took the name */
         if (unlinkat(dir.fd, dir.leaf, 0) < 0 && errno != ENOENT)

@@ -818,7 +818,60 @@ static void test_cache_pinned(void)
         teardown();
 }
 
+/* devdir_lookup_parent() hands out a cached directory unchecked: a miss in it is checked
+ * (devdir_parent_recheck()), a hit proves it alive. */
+static void test_lookup_recheck(void)
+{
+        struct devdir_cache cache = {0};
+        struct devdir_parent p = DEVDIR_PARENT_NULL;
+
+        setup();
+        CHECK_INT(devdir_open_parent(devfd, &cache, "l/x", true, &p), 0);
+        CHECK_INT(mknodat(p.fd, p.leaf, S_IFREG | 0644, 0), 0);
+        devdir_parent_done(&p);
+        CHECK_INT(devdir_lookup_parent(devfd, &cache, "l/x", &p), 0);
+        CHECK(p.pinned);
+        CHECK_INT(devdir_unlink_leaf(devfd, &cache, "l/x", &p), 0);
+        CHECK(!exists("l/x"));
+        /* a real miss in a live cached directory */
+        CHECK_INT(devdir_unlink_leaf(devfd, &cache, "l/x", &p), -ENOENT);
+        devdir_parent_done(&p);
+
+        /* removed and made again behind the cache's back: the miss in the stale directory is
+         * checked, and the entry found where it is now */
+        CHECK_INT(unlinkat(devfd, "l", AT_REMOVEDIR), 0);
+        CHECK_INT(mkdirat(devfd, "l", 0755), 0);
+        CHECK_INT(mknodat(devfd, "l/y", S_IFREG | 0644, 0), 0);
+        CHECK_INT(devdir_lookup_parent(devfd, &cache, "l/y", &p), 0);
+        CHECK_INT(devdir_unlink_leaf(devfd, &cache, "l/y", &p), 0);
+        CHECK(!exists("l/y"));
+        devdir_parent_done(&p);
+
+        /* removed for good: the miss stays a miss */
+        CHECK_INT(unlinkat(devfd, "l", AT_REMOVEDIR), 0);
+        CHECK_INT(devdir_lookup_parent(devfd, &cache, "l/y", &p), 0); /* the stale cached one */
+        CHECK_INT(devdir_unlink_leaf(devfd, &cache, "l/y", &p), -ENOENT);
+        devdir_parent_done(&p);
+        CHECK_INT(devdir_lookup_parent(devfd, &cache, "l/y", &p), -ENOENT);
+
+        /* pruning in a stale cached directory: the empty one found where it is now goes */
+        CHECK_INT(mkdirat(devfd, "m", 0755), 0);
+        CHECK_INT(mkdirat(devfd, "m/n", 0755), 0);
+        CHECK_INT(devdir_open_parent(devfd, &cache, "m/n/leaf", false, &p), 0);
+        devdir_parent_done(&p);
+        CHECK_INT(devdir_open_parent(devfd, &cache, "m/leaf", false, &p), 0);
+        devdir_parent_done(&p);
+        CHECK_INT(unlinkat(devfd, "m/n", AT_REMOVEDIR), 0);
+        CHECK_INT(unlinkat(devfd, "m", AT_REMOVEDIR), 0);
+        CHECK_INT(mkdirat(devfd, "m", 0755), 0);
+        CHECK_INT(mkdirat(devfd, "m/n", 0755), 0);
+        devdir_prune_parents(devfd, &cache, "m/n/leaf");
+        CHECK(!exists("m"));
+        devdir_cache_clear(&cache);
+        teardown();
+}
+
 TEST_MAIN(TEST(test_name_valid), TEST(test_relative_target), TEST(test_add_basic), TEST(test_add_absent),
           TEST(test_flags), TEST(test_update_made), TEST(test_add_existing), TEST(test_no_follow),
           TEST(test_remove), TEST(test_hostile_names), TEST(test_random_names), TEST(test_cache),
-          TEST(test_cache_pinned))
+          TEST(test_cache_pinned), TEST(test_lookup_recheck))

@@ -144,6 +144,11 @@ static void test_long_entries(void)
         CHECK_INT(props_unset(&p, "K7"), 1);
         CHECK(props_get(&p, "K7") == NULL);
         CHECK_INT(strlen(props_get(&p, "K8")), 256);
+        unsigned n_before = p.n;
+        props_unset_flagged(&p, PROP_GLOBAL); /* none has it (long ones stepped over): no change */
+        CHECK_INT(p.n, n_before);
+        CHECK_INT(strlen(props_get(&p, "K8")), 256);
+        CHECK_STR(props_get(&p, "K10"), "short");
         props_unset_flagged(&p, PROP_DB); /* K9 and LAST */
         CHECK(props_get(&p, "K9") == NULL);
         CHECK(props_get(&p, "LAST") == NULL);
