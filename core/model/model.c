@@ -1080,6 +1080,7 @@ int model_apply_uevent(struct model *m, const struct uevent *ev, struct device *
                         r = add_from_event(m, ev, &d);
                         if (r < 0)
                                 return r;
+                        d->seqnum = ev->seqnum;
                         *ret = d; /* never indexed: the caller's reference is the only one */
                         return 0;
                 }
@@ -1090,6 +1091,7 @@ int model_apply_uevent(struct model *m, const struct uevent *ev, struct device *
                         device_unref(d);
                         return r;
                 }
+                d->seqnum = ev->seqnum;
                 *ret = d;
                 return 0;
 

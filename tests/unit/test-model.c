@@ -248,6 +248,7 @@ static void test_events(void)
         CHECK_INT(uevent_parse(rm, sizeof(rm), &ev, &why), 0);
         CHECK_INT(model_apply_uevent(m, ev, &d), 0);
         CHECK(d && d->model == NULL);
+        CHECK(d && d->seqnum == 10); /* the remove's own, not the last event's before it */
         CHECK(model_get(m, USB1) == NULL);
         CHECK(model_get(m, USB1 "/1-1/1-1:1.0") == NULL);
         CHECK(model_get_by_devnum(m, 'c', makedev(189, 0)) == NULL);
@@ -271,7 +272,7 @@ static void test_events(void)
                                   "DEVNAME=unknown\0SEQNUM=15";
         CHECK_INT(uevent_parse(rmu, sizeof(rmu), &ev, &why), 0);
         CHECK_INT(model_apply_uevent(m, ev, &d), 0);
-        CHECK(d && d->model == NULL && streq_ptr(d->devname, "unknown"));
+        CHECK(d && d->model == NULL && streq_ptr(d->devname, "unknown") && d->seqnum == 15);
         device_unref(d);
         uevent_free(ev);
         for (struct device *x = model_first_of_subsystem(m, "misc"); x; x = x->subsys_next)
