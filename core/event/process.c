@@ -485,11 +485,13 @@ static int publish_mdev_nodes(struct event_run *run)
                                           d->devpath);
                 return 0;
         }
+        /* the node made before the rules at the kernel's name goes when mdev.conf puts none there,
+         * and after any other event (a change): busybox makes no node then */
+        if (run->node_made && d->devname &&
+            (action_of(run) != UEVENT_ADD || !mdev_result_has_node(&run->mdev, d->devname)))
+                (void)node_remove(ctx->devfd, ctx->devdirs, d->devname, d->devnum_type, d->devnum);
         if (action_of(run) != UEVENT_ADD)
                 return 0;
-        /* the node made before the rules at the kernel's name goes when mdev.conf puts none there */
-        if (run->node_made && d->devname && !mdev_result_has_node(&run->mdev, d->devname))
-                (void)node_remove(ctx->devfd, ctx->devdirs, d->devname, d->devnum_type, d->devnum);
         return mdev_apply_add(ctx->devfd, ctx->devdirs, &run->mdev, d->devnum_type, d->devnum);
 }
 
