@@ -519,6 +519,12 @@ class Session:
             res['missing_sample'] = [n for n, _ in missing[:5]]
         self.result['coldplug'] = res
 
+    def check_daemon(self):
+        """A daemon that exited during a workload fails the session at once, not after the
+        workload's time-outs (a floor daemon that had exited once held a run for minutes)."""
+        if self.daemon is not None and not self.daemon.alive():
+            raise RuntimeError('the daemon exited during the workload: ' + self.daemon_log())
+
     def wait_paths(self, items, present, timeout):
         """Polls until every path exists (present) or is gone. items: (path, sysfs_dir or None);
         a device whose sysfs directory vanished meanwhile is dropped. Returns what is left."""
@@ -529,6 +535,7 @@ class Session:
         # on a 2-core machine from the daemon being measured.
         stalled_since = time.monotonic()
         while todo and time.monotonic() < deadline:
+            self.check_daemon()
             moved = False
             while todo and os.path.lexists(todo[0][0]) == present:
                 todo.pop(0)
@@ -564,6 +571,7 @@ class Session:
         deadline = time.monotonic() + timeout
         todo = names
         while todo:
+            self.check_daemon()
             self.bwatch.drain()
             todo = [n for n in todo if not self.bwatch.done(action, n)]
             if not todo or time.monotonic() > deadline:
