@@ -1068,7 +1068,7 @@ static int apply_from_event(struct model *m, const struct uevent *ev, struct dev
         return 0;
 }
 
-int model_apply_uevent(struct model *m, const struct uevent *ev, struct device **ret)
+static int apply_uevent(struct model *m, const struct uevent *ev, struct device **ret)
 {
         struct device *d = NULL;
         int r;
@@ -1080,7 +1080,6 @@ int model_apply_uevent(struct model *m, const struct uevent *ev, struct device *
                         r = add_from_event(m, ev, &d);
                         if (r < 0)
                                 return r;
-                        d->seqnum = ev->seqnum;
                         *ret = d; /* never indexed: the caller's reference is the only one */
                         return 0;
                 }
@@ -1091,7 +1090,6 @@ int model_apply_uevent(struct model *m, const struct uevent *ev, struct device *
                         device_unref(d);
                         return r;
                 }
-                d->seqnum = ev->seqnum;
                 *ret = d;
                 return 0;
 
@@ -1109,7 +1107,6 @@ int model_apply_uevent(struct model *m, const struct uevent *ev, struct device *
                         r = apply_from_event(m, ev, &d);
                         if (r < 0)
                                 return r;
-                        d->seqnum = ev->seqnum;
                         *ret = device_ref(d);
                         return 0;
                 }
@@ -1132,8 +1129,15 @@ int model_apply_uevent(struct model *m, const struct uevent *ev, struct device *
                 r = overlay_event(m, d, ev);
                 if (r < 0)
                         return r;
-                d->seqnum = ev->seqnum;
                 *ret = device_ref(d);
                 return 0;
         }
+}
+
+int model_apply_uevent(struct model *m, const struct uevent *ev, struct device **ret)
+{
+        int r = apply_uevent(m, ev, ret);
+        if (r >= 0)
+                (*ret)->seqnum = ev->seqnum; /* the event's own, a remove's too (its commands see it) */
+        return r;
 }
