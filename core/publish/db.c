@@ -210,7 +210,7 @@ static int tag_index(const struct db_dirs *rd, const char *tag, const char *id, 
         if (r < 0)
                 return !add && r == -ENOENT ? 0 : r;
         if (!add) {
-                r = devdir_unlink_leaf(rd->runfd, rd->cache, name, &p);
+                r = devdir_leaf_unlink(rd->runfd, rd->cache, name, &p, 0);
                 return r == -ENOENT ? 0 : r;
         }
         r = mknodat(p.fd, p.leaf, S_IFREG | 0444, 0) < 0 ? -errno : 0;
@@ -533,7 +533,7 @@ static int delete_id(const struct db_dirs *rd, const char *id, bool load)
                 return -ENOMEM;
         r = devdir_lookup_parent(rd->runfd, rd->cache, name, &p);
         if (r >= 0)
-                r = devdir_unlink_leaf(rd->runfd, rd->cache, name, &p);
+                r = devdir_leaf_unlink(rd->runfd, rd->cache, name, &p, 0);
         return r == -ENOENT ? 0 : r;
 }
 

@@ -173,7 +173,7 @@ void devdir_parent_done(struct devdir_parent *p)
 }
 
 /* check: a cached directory is fstat()ed first (a lookup through devdir_open_parent()); the
- * callers of devdir_lookup_parent() check only after a miss, with devdir_parent_recheck(). */
+ * callers of devdir_lookup_parent() check only after a miss (at_leaf()). */
 static int open_parent(int devfd, struct devdir_cache *cache, const char *name, bool create, bool check,
                        struct devdir_parent *ret)
 {
@@ -226,7 +226,11 @@ int devdir_lookup_parent(int devfd, struct devdir_cache *cache, const char *name
         return open_parent(devfd, cache, name, false, false, ret);
 }
 
-int devdir_parent_recheck(int devfd, struct devdir_cache *cache, const char *name, struct devdir_parent *p)
+/* After a look in p's directory (from devdir_lookup_parent()) found nothing: when that
+ * directory came from the cache and was removed meanwhile, it leaves the cache and p is opened
+ * again for name. 1 when p was reopened (look again), 0 when the miss is real, -errno (p is
+ * then closed; -ENOENT: the directory is gone, so is the entry). */
+static int parent_recheck(int devfd, struct devdir_cache *cache, const char *name, struct devdir_parent *p)
 {
         struct devdir_cache_slot *s = p->pinned;
         if (!s || dir_has_name(p->fd))
@@ -236,14 +240,51 @@ int devdir_parent_recheck(int devfd, struct devdir_cache *cache, const char *nam
         return r < 0 ? r : 1;
 }
 
-int devdir_unlink_leaf(int devfd, struct devdir_cache *cache, const char *name, struct devdir_parent *p)
+/* One look at p's leaf: 0 or -errno, -ENOENT when nothing is there. */
+typedef int (*leaf_op)(int dirfd, const char *leaf, void *arg);
+
+/* op on p's leaf, once more after parent_recheck() reopened a stale cached directory. */
+static int at_leaf(int devfd, struct devdir_cache *cache, const char *name, struct devdir_parent *p,
+                   leaf_op op, void *arg)
 {
-        int r = unlinkat(p->fd, p->leaf, 0) < 0 ? -errno : 0;
-        if (r == -ENOENT && (r = devdir_parent_recheck(devfd, cache, name, p)) == 0)
-                return -ENOENT;
-        if (r > 0)
-                r = unlinkat(p->fd, p->leaf, 0) < 0 ? -errno : 0;
-        return r;
+        int r = op(p->fd, p->leaf, arg);
+        if (r != -ENOENT)
+                return r;
+        r = parent_recheck(devfd, cache, name, p);
+        return r > 0 ? op(p->fd, p->leaf, arg) : r == 0 ? -ENOENT : r;
+}
+
+static int op_unlink(int dirfd, const char *leaf, void *flags)
+{
+        return unlinkat(dirfd, leaf, *(const int *)flags) < 0 ? -errno : 0;
+}
+
+static int op_stat(int dirfd, const char *leaf, void *st)
+{
+        return fstatat(dirfd, leaf, st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+}
+
+static int op_readlink(int dirfd, const char *leaf, void *ret)
+{
+        return devdir_readlink(dirfd, leaf, ret);
+}
+
+int devdir_leaf_unlink(int devfd, struct devdir_cache *cache, const char *name, struct devdir_parent *p,
+                       int flags)
+{
+        return at_leaf(devfd, cache, name, p, op_unlink, &flags);
+}
+
+int devdir_leaf_stat(int devfd, struct devdir_cache *cache, const char *name, struct devdir_parent *p,
+                     struct stat *st)
+{
+        return at_leaf(devfd, cache, name, p, op_stat, st);
+}
+
+int devdir_leaf_readlink(int devfd, struct devdir_cache *cache, const char *name, struct devdir_parent *p,
+                         char **ret)
+{
+        return at_leaf(devfd, cache, name, p, op_readlink, ret);
 }
 
 int devdir_parent_reopen(int devfd, struct devdir_cache *cache, const char *name, struct devdir_parent *p)
@@ -272,12 +313,8 @@ void devdir_prune_parents(int devfd, struct devdir_cache *cache, const char *nam
                 _cleanup_(devdir_parent_done) struct devdir_parent dir = DEVDIR_PARENT_NULL;
                 if (devdir_lookup_parent(devfd, cache, path, &dir) < 0)
                         return;
-                /* ENOTEMPTY proves the directory alive (devdir_lookup_parent()); ENOENT may
-                 * come from a cached one removed meanwhile */
-                int r = unlinkat(dir.fd, dir.leaf, AT_REMOVEDIR) < 0 ? -errno : 0;
-                if (r == -ENOENT && devdir_parent_recheck(devfd, cache, path, &dir) > 0)
-                        r = unlinkat(dir.fd, dir.leaf, AT_REMOVEDIR) < 0 ? -errno : 0;
-                if (r < 0)
+                /* ENOTEMPTY proves the directory alive (devdir_lookup_parent()) */
+                if (devdir_leaf_unlink(devfd, cache, path, &dir, AT_REMOVEDIR) < 0)
                         return;
                 struct devdir_cache_slot *s = cache ? cache_find(cache, path, strlen(path)) : NULL;
                 if (s && s->pins == 0)

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 /* Upper bound of a whole name (udev's UDEV_PATH_SIZE). */
@@ -29,9 +30,9 @@ bool devdir_name_valid(const char *name);
  * zero-initialised (struct devdir_cache c = {0}), used with one root only, emptied by
  * devdir_cache_clear(). Directories devman prunes leave the cache; one removed by anyone else
  * meanwhile is noticed by a lookup (one fstat() of the cached directory when opened without
- * create; after a miss only with devdir_lookup_parent()) or when making something in it fails: the maker then calls devdir_parent_reopen() and
- * tries once more. A directory renamed inside the root is followed under its new name until it
- * leaves the cache. */
+ * create; after a miss only with devdir_lookup_parent()) or when making something in it fails: the maker
+ * then calls devdir_parent_reopen() and tries once more. A directory renamed inside the root is followed
+ * under its new name until it leaves the cache. */
 #define DEVDIR_CACHE_SLOTS 8
 struct devdir_cache_slot {
         char *dir; /* NULL: a free slot */
@@ -71,18 +72,20 @@ int devdir_open_parent(int devfd, struct devdir_cache *cache, const char *name, 
  * for a lookup or removal that goes on only when it finds its entry. A directory removed
  * meanwhile is empty and can never get an entry again (rmdir() wants it empty, and the kernel
  * refuses to make anything in a removed directory), so whatever is found in it proves it still
- * has its name; only a miss (-ENOENT) is ambiguous: the caller then asks
- * devdir_parent_recheck() and, on 1, tries once more. In a storm of removals this saves the
+ * has its name; only a miss (-ENOENT) is ambiguous: the devdir_leaf_*() functions then look
+ * once more in the directory opened again. In a storm of removals this saves the
  * fstat() of every cached directory (/dev/block, disk/by-*, data/, tags/...). */
 int devdir_lookup_parent(int devfd, struct devdir_cache *cache, const char *name, struct devdir_parent *ret);
-/* After a lookup in p's directory (from devdir_lookup_parent()) found nothing: when that
- * directory came from the cache and was removed meanwhile, it leaves the cache and p is opened
- * again for name (without create). 1 when p was reopened (look again), 0 when the miss is real,
- * -errno (p is then closed; -ENOENT: the directory is gone, so is the entry). */
-int devdir_parent_recheck(int devfd, struct devdir_cache *cache, const char *name, struct devdir_parent *p);
-/* unlinkat() of p's leaf (p from devdir_lookup_parent()), looking once more after
- * devdir_parent_recheck() when it found nothing: 0 removed, -ENOENT not there, -errno. */
-int devdir_unlink_leaf(int devfd, struct devdir_cache *cache, const char *name, struct devdir_parent *p);
+/* unlinkat() (flags 0 or AT_REMOVEDIR), fstatat() without following, devdir_readlink() of p's
+ * leaf (p from devdir_lookup_parent()): when nothing is there, the directory may be a cached
+ * one removed meanwhile; it is then reopened and the leaf looked at once more. 0, -ENOENT when
+ * nothing is there, -errno. */
+int devdir_leaf_unlink(int devfd, struct devdir_cache *cache, const char *name, struct devdir_parent *p,
+                       int flags);
+int devdir_leaf_stat(int devfd, struct devdir_cache *cache, const char *name, struct devdir_parent *p,
+                     struct stat *st);
+int devdir_leaf_readlink(int devfd, struct devdir_cache *cache, const char *name, struct devdir_parent *p,
+                         char **ret);
 /* After making something in p's directory failed (-ENOENT, or EPERM from O_TMPFILE): when that directory
  * came from the cache it may have been removed meanwhile, so it leaves the cache and p is opened (made)
  * again for name. 1 when p was reopened (try again), 0 when p did not come from a cache,

@@ -411,15 +411,9 @@ static int dev_link_remove(int devfd, struct devdir_cache *devdirs, const char *
                 return 0;
         if (r < 0)
                 return r;
-        int found = fstatat(dir.fd, dir.leaf, &st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
-        /* nothing there: or in a cached directory removed meanwhile */
-        if (found == -ENOENT && (r = devdir_parent_recheck(devfd, devdirs, link, &dir)) != 0) {
-                if (r < 0)
-                        return r == -ENOENT ? 0 : r;
-                found = fstatat(dir.fd, dir.leaf, &st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
-        }
-        if (found < 0)
-                return found == -ENOENT ? 0 : found;
+        r = devdir_leaf_stat(devfd, devdirs, link, &dir, &st);
+        if (r < 0)
+                return r == -ENOENT ? 0 : r;
         if (!S_ISLNK(st.st_mode))
                 return 0; /* not ours: a node or file that took the name */
         if (unlinkat(dir.fd, dir.leaf, 0) < 0 && errno != ENOENT)

@@ -257,17 +257,11 @@ int node_remove(int devfd, struct devdir_cache *devdirs, const char *name, char 
         {
                 _cleanup_(devdir_parent_done) struct devdir_parent dir = DEVDIR_PARENT_NULL;
 
-                int found = -ENOENT;
                 r = devdir_lookup_parent(devfd, devdirs, name, &dir);
-                if (r >= 0) {
-                        found = fstatat(dir.fd, dir.leaf, &st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
-                        /* nothing there: or in a cached directory removed meanwhile */
-                        if (found == -ENOENT && (r = devdir_parent_recheck(devfd, devdirs, name, &dir)) > 0)
-                                found = fstatat(dir.fd, dir.leaf, &st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
-                }
                 if (r < 0 && r != -ENOENT)
                         return r;
-                if (found == 0 && (st.st_mode & S_IFMT) == ifmt && st.st_rdev == devnum) {
+                if (r >= 0 && devdir_leaf_stat(devfd, devdirs, name, &dir, &st) >= 0 &&
+                    (st.st_mode & S_IFMT) == ifmt && st.st_rdev == devnum) {
                         if (unlinkat(dir.fd, dir.leaf, 0) < 0 && errno != ENOENT)
                                 return -errno;
                         removed = 1;
@@ -283,13 +277,10 @@ int node_remove(int devfd, struct devdir_cache *devdirs, const char *name, char 
                 _cleanup_(devdir_parent_done) struct devdir_parent dir = DEVDIR_PARENT_NULL;
                 _cleanup_free_ char *old = NULL;
 
-                if (devdir_lookup_parent(devfd, devdirs, link, &dir) >= 0) {
-                        r = devdir_readlink(dir.fd, dir.leaf, &old);
-                        if (r == -ENOENT && devdir_parent_recheck(devfd, devdirs, link, &dir) > 0)
-                                r = devdir_readlink(dir.fd, dir.leaf, &old);
-                        if (r >= 0 && streq(old, target) && unlinkat(dir.fd, dir.leaf, 0) < 0 && errno != ENOENT)
+                if (devdir_lookup_parent(devfd, devdirs, link, &dir) >= 0 &&
+                    devdir_leaf_readlink(devfd, devdirs, link, &dir, &old) >= 0 && streq(old, target))
+                        if (unlinkat(dir.fd, dir.leaf, 0) < 0 && errno != ENOENT)
                                 return -errno;
-                }
         }
 
         if (removed)

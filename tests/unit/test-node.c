@@ -819,7 +819,7 @@ static void test_cache_pinned(void)
 }
 
 /* devdir_lookup_parent() hands out a cached directory unchecked: a miss in it is checked
- * (devdir_parent_recheck()), a hit proves it alive. */
+ * (the devdir_leaf_*() functions look again), a hit proves it alive. */
 static void test_lookup_recheck(void)
 {
         struct devdir_cache cache = {0};
@@ -831,10 +831,10 @@ static void test_lookup_recheck(void)
         devdir_parent_done(&p);
         CHECK_INT(devdir_lookup_parent(devfd, &cache, "l/x", &p), 0);
         CHECK(p.pinned);
-        CHECK_INT(devdir_unlink_leaf(devfd, &cache, "l/x", &p), 0);
+        CHECK_INT(devdir_leaf_unlink(devfd, &cache, "l/x", &p, 0), 0);
         CHECK(!exists("l/x"));
         /* a real miss in a live cached directory */
-        CHECK_INT(devdir_unlink_leaf(devfd, &cache, "l/x", &p), -ENOENT);
+        CHECK_INT(devdir_leaf_unlink(devfd, &cache, "l/x", &p, 0), -ENOENT);
         devdir_parent_done(&p);
 
         /* removed and made again behind the cache's back: the miss in the stale directory is
@@ -843,14 +843,14 @@ static void test_lookup_recheck(void)
         CHECK_INT(mkdirat(devfd, "l", 0755), 0);
         CHECK_INT(mknodat(devfd, "l/y", S_IFREG | 0644, 0), 0);
         CHECK_INT(devdir_lookup_parent(devfd, &cache, "l/y", &p), 0);
-        CHECK_INT(devdir_unlink_leaf(devfd, &cache, "l/y", &p), 0);
+        CHECK_INT(devdir_leaf_unlink(devfd, &cache, "l/y", &p, 0), 0);
         CHECK(!exists("l/y"));
         devdir_parent_done(&p);
 
         /* removed for good: the miss stays a miss */
         CHECK_INT(unlinkat(devfd, "l", AT_REMOVEDIR), 0);
         CHECK_INT(devdir_lookup_parent(devfd, &cache, "l/y", &p), 0); /* the stale cached one */
-        CHECK_INT(devdir_unlink_leaf(devfd, &cache, "l/y", &p), -ENOENT);
+        CHECK_INT(devdir_leaf_unlink(devfd, &cache, "l/y", &p, 0), -ENOENT);
         devdir_parent_done(&p);
         CHECK_INT(devdir_lookup_parent(devfd, &cache, "l/y", &p), -ENOENT);
 
