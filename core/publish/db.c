@@ -382,6 +382,19 @@ static int dirs_open(const struct db_dirs *dirs, bool create, struct db_dirs *tm
         return 1;
 }
 
+/* <run>/data/<id> removed through the cached data/ directory; 0 also when it was not there. */
+static int unlink_entry(const struct db_dirs *rd, const char *id)
+{
+        _cleanup_(devdir_parent_done) struct devdir_parent p = DEVDIR_PARENT_NULL;
+        _cleanup_free_ char *name = path_join("data", id);
+        if (!name)
+                return -ENOMEM;
+        int r = devdir_lookup_parent(rd->runfd, rd->cache, name, &p);
+        if (r >= 0)
+                r = devdir_leaf_unlink(rd->runfd, rd->cache, name, &p, 0);
+        return r == -ENOENT ? 0 : r;
+}
+
 static int update(const struct db_dirs *rd, struct device *d, const struct db_known *known);
 
 int db_update(const struct db_dirs *dirs, struct device *d, const struct db_known *old)
@@ -438,9 +451,8 @@ static int update(const struct db_dirs *rd, struct device *d, const struct db_kn
                 goto out;
 
         if (!entry_has_info(&new) && !(d->devnum_type && major(d->devnum) > 0) && d->ifindex <= 0) {
-                if (!known_absent && (r = entry_paths(run_dir, id, &data, &path)) >= 0 && unlink(path) < 0 &&
-                    errno != ENOENT)
-                        r = -errno;
+                if (!known_absent)
+                        r = unlink_entry(rd, id);
                 drop_stale_tags(rd, id, old_tags, NULL);
                 if (r >= 0) {
                         d->db_synced = true;
@@ -527,14 +539,7 @@ static int delete_id(const struct db_dirs *rd, const char *id, bool load)
                 drop_stale_tags(rd, id, old.tags, NULL);
         }
         db_entry_clear(&old);
-        _cleanup_(devdir_parent_done) struct devdir_parent p = DEVDIR_PARENT_NULL;
-        _cleanup_free_ char *name = path_join("data", id);
-        if (!name)
-                return -ENOMEM;
-        r = devdir_lookup_parent(rd->runfd, rd->cache, name, &p);
-        if (r >= 0)
-                r = devdir_leaf_unlink(rd->runfd, rd->cache, name, &p, 0);
-        return r == -ENOENT ? 0 : r;
+        return unlink_entry(rd, id);
 }
 
 static int delete_device(const struct db_dirs *rd, struct device *d)
