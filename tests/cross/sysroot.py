@@ -60,16 +60,54 @@ def relink(root):
                 os.symlink(os.path.relpath(root + t, d), p)
 
 
+def hash_host_sources(h):
+    """The host's apt sources into hash h: a root made from other sources is made again."""
+    d = "/etc/apt/sources.list.d"
+    for n in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+        with open(os.path.join(d, n), "rb") as f:
+            h.update(f.read())
+
+
 def stamp_of(arch):
     """What the sysroot is made of: the package list, this script and the host's sources."""
     h = hashlib.sha256(" ".join([arch] + PACKAGES + sorted(DATA_ONLY)).encode())
     with open(os.path.abspath(__file__), "rb") as f:
         h.update(f.read())
-    for d in ["/etc/apt/sources.list.d"]:
-        for n in sorted(os.listdir(d)) if os.path.isdir(d) else []:
-            with open(os.path.join(d, n), "rb") as f:
-                h.update(f.read())
+    hash_host_sources(h)
     return h.hexdigest()
+
+
+def arch_apt(arch, state, seed_lists=None, tag="sysroot"):
+    """apt options for ARCH with a state of its own in `state` (an empty dpkg status), its
+    indexes updated; seed_lists: another state's index directory to start from."""
+    for d in ["lists/partial", "archives/partial"]:
+        os.makedirs(os.path.join(state, d), exist_ok=True)
+    lists = os.path.join(state, "lists")
+    if seed_lists and os.path.isdir(seed_lists) and not [n for n in os.listdir(lists) if n != "partial"]:
+        for n in os.listdir(seed_lists):
+            if os.path.isfile(os.path.join(seed_lists, n)):
+                shutil.copy(os.path.join(seed_lists, n), lists)
+    open(os.path.join(state, "status"), "w").close()
+    opts = apt_options(state) + ["-o", "APT::Architecture=" + arch, "-o", "APT::Architectures::=" + arch]
+    # a mirror in mid-sync fails an index now and then: go on with what did download
+    if apt(opts + ["update"]).returncode:
+        print("%s: apt-get update reported errors; going on" % tag, file=sys.stderr)
+    return opts
+
+
+def unpack_closure(opts, state, arch, packages, root):
+    """packages and their dependency closure for ARCH (opts from arch_apt()) unpacked into a
+    new root; returns the .deb files' names."""
+    # only this resolution's packages: a package left from an older one would be unpacked too
+    apt(opts + ["clean"], check=True)
+    apt(opts + ["install", "-y", "--download-only", "--no-install-recommends"] + packages, check=True)
+    archives = os.path.join(state, "archives")
+    debs = sorted(n for n in os.listdir(archives) if n.endswith("_" + arch + ".deb") or n.endswith("_all.deb"))
+    shutil.rmtree(root, ignore_errors=True)
+    os.makedirs(root)
+    for n in debs:
+        subprocess.run(["dpkg-deb", "-x", os.path.join(archives, n), root], check=True)
+    return debs
 
 
 def make(arch, cache):
@@ -81,28 +119,12 @@ def make(arch, cache):
     if os.path.exists(stamp_file) and open(stamp_file).read() == stamp:
         return root
     state = os.path.join(cache, "apt-" + arch)
-    for d in ["lists/partial", "archives/partial"]:
-        os.makedirs(os.path.join(state, d), exist_ok=True)
-    open(os.path.join(state, "status"), "w").close()
-    opts = apt_options(state) + ["-o", "APT::Architecture=" + arch, "-o", "APT::Architectures::=" + arch]
-    # a mirror in mid-sync fails an index now and then: go on with what did download
-    r = apt(opts + ["update"])
-    if r.returncode:
-        print("sysroot: apt-get update reported errors; going on", file=sys.stderr)
-    # only this resolution's packages: a package left from an older one would be unpacked too
-    apt(opts + ["clean"], check=True)
-    apt(opts + ["install", "-y", "--download-only", "--no-install-recommends"]
-                   + PACKAGES, check=True)
-    archives = os.path.join(state, "archives")
-    debs = sorted(n for n in os.listdir(archives) if n.endswith("_" + arch + ".deb") or n.endswith("_all.deb"))
+    opts = arch_apt(arch, state)
+    unpack_closure(opts, state, arch, PACKAGES, root)
     data = os.path.join(state, "data")
     shutil.rmtree(data, ignore_errors=True)
     os.makedirs(data)
     apt(opts + ["download"] + sorted(DATA_ONLY), check=True, cwd=data)
-    shutil.rmtree(root, ignore_errors=True)
-    os.makedirs(root)
-    for n in debs:
-        subprocess.run(["dpkg-deb", "-x", os.path.join(archives, n), root], check=True)
     for n in sorted(os.listdir(data)):
         files = DATA_ONLY[n.split("_")[0]]
         tar = subprocess.run(["dpkg-deb", "--fsys-tarfile", os.path.join(data, n)], check=True,

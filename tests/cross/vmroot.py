@@ -43,10 +43,7 @@ LAYOUT = 1
 
 def stamp_of(arch):
     h = hashlib.sha256(" ".join([arch, KERNELS[arch], str(LAYOUT)] + PACKAGES + RULES_ONLY).encode())
-    d = "/etc/apt/sources.list.d"
-    for n in sorted(os.listdir(d)) if os.path.isdir(d) else []:
-        with open(os.path.join(d, n), "rb") as f:
-            h.update(f.read())
+    sysroot.hash_host_sources(h)
     return h.hexdigest()
 
 
@@ -82,30 +79,9 @@ def make(arch, cache):
     if os.path.exists(stamp_file) and open(stamp_file).read() == stamp:
         return root, kroot
     state = os.path.join(cache, "apt-vm-" + arch)
-    for d in ["lists/partial", "archives/partial"]:
-        os.makedirs(os.path.join(state, d), exist_ok=True)
     # the sysroot's indexes of the same architecture, when there: apt then only checks them
-    lists = os.path.join(state, "lists")
-    sys_lists = os.path.join(cache, "apt-" + arch, "lists")
-    if not [n for n in os.listdir(lists) if n != "partial"] and os.path.isdir(sys_lists):
-        for n in os.listdir(sys_lists):
-            if os.path.isfile(os.path.join(sys_lists, n)):
-                shutil.copy(os.path.join(sys_lists, n), lists)
-    open(os.path.join(state, "status"), "w").close()
-    opts = sysroot.apt_options(state) + ["-o", "APT::Architecture=" + arch,
-                                         "-o", "APT::Architectures::=" + arch]
-    if sysroot.apt(opts + ["update"]).returncode:
-        log("apt-get update reported errors; going on")
-    sysroot.apt(opts + ["clean"], check=True)
-    sysroot.apt(opts + ["install", "-y", "--download-only", "--no-install-recommends"] + PACKAGES,
-                check=True)
-    archives = os.path.join(state, "archives")
-    debs = sorted(os.path.join(archives, n) for n in os.listdir(archives)
-                  if n.endswith("_" + arch + ".deb") or n.endswith("_all.deb"))
-    shutil.rmtree(root, ignore_errors=True)
-    os.makedirs(root)
-    for deb in debs:
-        subprocess.run(["dpkg-deb", "-x", deb, root], check=True)
+    opts = sysroot.arch_apt(arch, state, seed_lists=os.path.join(cache, "apt-" + arch, "lists"), tag="vmroot")
+    debs = sysroot.unpack_closure(opts, state, arch, PACKAGES, root)
     # systemd's rule files only
     extra = os.path.join(state, "rules-only")
     for deb in download(opts, RULES_ONLY, extra):
