@@ -4,9 +4,9 @@ under test (devman). Per step: /dev nodes (name, type, devt, mode, owner, group)
 (resolved targets), every device's properties as `udevadm info --export-db` shows them, the
 database files, tags, what libinput lists, loaded modules and network interfaces.
 
-Numbers the kernel hands out in probe order (diskseq, ifindex, inputN, wakeupN) are replaced
-by the device's name or parent, and
-values that are different on every boot (USEC_INITIALIZED, inode numbers) are not compared.
+Numbers the kernel hands out in probe order (diskseq, ifindex, inputN, wakeupN, eventN, mouseN,
+hidrawN, HID instances) are replaced by the device's name or parent, and values that are
+different on every boot (USEC_INITIALIZED, inode numbers) are not compared.
 
 Differences fail unless a line of the allowlist matches them:
     <glob on "KIND SUBJECT"> | <reason>
@@ -119,6 +119,62 @@ def _numbered_names(step):
     return names
 
 
+# Devices whose name and minor a driver hands out in probe order: the evdev, mousedev and joydev
+# nodes of input devices, hidraw nodes, and the HID bus's instance numbers. Two USB HID devices
+# on different ports probe in parallel, so the keyboard is event4 and hidraw0 in one boot and
+# event5 and hidraw1 in the next. Each is renamed after the nearest ancestor that is not
+# numbered this way (the USB interface, the serio port): event4 -> event<2-1:1.0>.
+PROBE_ORDER_NODE = re.compile(r"(event|mouse|js|hidraw)(\d+)")
+PROBE_ORDER_PARENT = re.compile(r"input|hidraw|input\d+|[0-9A-F]{4}:[0-9A-F]{4}:[0-9A-F]{4}\.[0-9A-F]{4}")
+HID_ID = re.compile(r"([0-9A-F]{4}:[0-9A-F]{4}:[0-9A-F]{4})\.[0-9A-F]{4}")
+
+
+def _anchor(devpath):
+    """The name of the nearest ancestor of devpath not numbered in probe order."""
+    parts = devpath.split("/")[:-1]
+    while parts and PROBE_ORDER_PARENT.fullmatch(parts[-1]):
+        parts.pop()
+    return parts[-1] if parts else ""
+
+
+def _probe_order_names(step):
+    """(token -> stable name, "MAJ:MIN" -> "MAJ:<stable name>") of one step."""
+    names, devts, found = {}, {}, {}
+    for devpath, dev in step["exportdb"].items():
+        base = os.path.basename(devpath)
+        m = PROBE_ORDER_NODE.fullmatch(base)
+        if m:
+            found.setdefault((m.group(1), _anchor(devpath)), []).append((int(m.group(2)), base, dev["E"]))
+        elif HID_ID.fullmatch(base):
+            names[base] = "%s.<%s>" % (HID_ID.fullmatch(base).group(1), _anchor(devpath + "/x"))
+    for (kind, anchor), devs in found.items():
+        # Several of one kind below one anchor (uinput devices below "virtual") keep their order.
+        for rank, (_, base, e) in enumerate(sorted(devs)):
+            names[base] = "%s<%s>%s" % (kind, anchor, "#%d" % rank if len(devs) > 1 else "")
+            if "MAJOR" in e and "MINOR" in e:
+                devts["%s:%s" % (e["MAJOR"], e["MINOR"])] = "%s:<%s>" % (e["MAJOR"], names[base])
+    return names, devts
+
+
+def _stable_probe_names(step):
+    """step with the names of _probe_order_names() in every path, id, link, node and property."""
+    names, devts = _probe_order_names(step)
+    if not names:
+        return step
+    text = json.dumps(step)
+    text = re.sub(r"\b(?:%s)\b" % "|".join(map(re.escape, names)), lambda m: names[m.group(0)], text)
+    if devts:
+        text = re.sub(r"(?<![\w:.])([bc]?)(%s)(?![\w:.])" % "|".join(map(re.escape, devts)),
+                      lambda m: m.group(1) + devts[m.group(2)], text)
+    out = json.loads(text)
+    for dev in out["exportdb"].values():
+        e = dev["E"]
+        key = "%s:%s" % (e.get("MAJOR"), e.get("MINOR"))
+        if key in devts:
+            e["MINOR"] = devts[key].split(":", 1)[1]
+    return out
+
+
 def _canon_devpath(text, inp):
     """A devpath or database id with class numbers replaced (never a property value such as
     PHYS, whose inputN is a stable name)."""
@@ -139,6 +195,7 @@ def _canon_text(text, seq):
 
 def canonical(step):
     """The comparable view of one step."""
+    step = _stable_probe_names(step)
     seq = _diskseq_names(step)
     ifn = _ifindex_names(step)
     inp = _numbered_names(step)
@@ -288,6 +345,28 @@ def _selftest():
             devpath = "%s/wakeup/wakeup%s" % (parent, n)
             report["steps"]["coldplug"]["exportdb"][devpath] = {"N": None, "S": [], "L": "0", "E": {
                 "DEVPATH": devpath, "SUBSYSTEM": "wakeup"}}
+    # A USB keyboard and tablet probing in parallel: their HID, input, event and hidraw numbers
+    # the other way round, the devices on the same ports: no difference.
+    def hid(report, port, model, hidn, inputn, eventn, rawn):
+        st = report["steps"]["coldplug"]
+        base = "/devices/p/usb2/2-%d/2-%d:1.0/0003:0627:0001.000%d" % (port, port, hidn)
+        for devpath in (base, "%s/input/input%d" % (base, inputn)):
+            st["exportdb"][devpath] = {"N": None, "S": [], "L": "0", "E": {"DEVPATH": devpath, "NAME": model}}
+        for devpath, name, major, minor in (("%s/input/input%d/event%d" % (base, inputn, eventn), "input/event%d" % eventn,
+                                             "13", str(64 + eventn)),
+                                            ("%s/hidraw/hidraw%d" % (base, rawn), "hidraw%d" % rawn, "245", str(rawn))):
+            st["exportdb"][devpath] = {"N": name, "S": [], "L": "0", "E": {
+                "DEVPATH": devpath, "DEVNAME": "/dev/" + name, "MAJOR": major, "MINOR": minor, "ID_MODEL": model}}
+            st["dev"]["/dev/" + name] = {"type": "c", "devt": "%s:%s" % (major, minor), "mode": "0660",
+                                         "owner": "root", "group": "input", "inode": 1}
+            st["links"]["/dev/char/%s:%s" % (major, minor)] = "../" + name
+            st["data"]["c%s:%s" % (major, minor)] = ["E:ID_MODEL=" + model]
+        st["links"]["/dev/input/by-path/usb-%d-event" % port] = "../event%d" % eventn
+        st["libinput"].append({"Kernel": "/dev/input/event%d" % eventn, "Device": model})
+    hid(ref, 1, "Keyboard", 1, 5, 4, 0)
+    hid(ref, 2, "Tablet", 2, 6, 5, 1)
+    hid(same, 1, "Keyboard", 2, 6, 5, 1)
+    hid(same, 2, "Tablet", 1, 5, 4, 0)
     got = [str(d) for d in compare(ref, same)]
     assert got == [], got
 
@@ -300,15 +379,17 @@ def _selftest():
     st["exportdb"]["/devices/v/vda"]["E"]["DEVLINKS"] = "/dev/disk/by-diskseq/2"
     st["tags"] = ["systemd/n3", "seat/+input:input1"]
     st["modules"].append("ahci")
+    st["dev"]["/dev/input/event5"]["mode"] = "0666"  # the keyboard's, in this report
     keys = sorted(d.key for d in compare(ref, bad))
     want = sorted(["node /dev/sda", "link /dev/disk/by-id/x-vda", "db b254:0:E:ID_X",
-                   "prop /devices/v/vda:DEVLINKS", "tag systemd/b254:0", "module ahci"])
+                   "prop /devices/v/vda:DEVLINKS", "tag systemd/b254:0", "module ahci",
+                   "node /dev/input/event<2-1:1.0>"])
     assert keys == want, keys
 
     allow = Allowlist.parse("# comment\nmodule * | modules may differ in this made-up case\n")
     unexplained, allowed = allow.split(compare(ref, bad))
     assert len(allowed) == 1 and "module ahci" in allowed[0], allowed
-    assert len(unexplained) == 5, unexplained
+    assert len(unexplained) == 6, unexplained
     try:
         Allowlist.parse("node /dev/sda\n")
     except ValueError:
