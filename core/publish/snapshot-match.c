@@ -36,12 +36,49 @@ char *snapshot_physical_chain(const struct snapshot_device *d, bool drivers)
         return n ? strv_join(l, NULL, " < ") : strdup("none");
 }
 
+#define KEY_NOT_UNIQUE ((void *)SIZE_MAX)
+
+/* device key -> index + 1, KEY_NOT_UNIQUE for a key two devices have */
+static struct hashmap *keys_of(const struct snapshot *s)
+{
+        _cleanup_(hashmap_freep) struct hashmap *m = hashmap_new_string();
+        if (!m)
+                return NULL;
+        for (size_t i = 0; i < s->n_devices; i++) {
+                void *v = hashmap_get(m, s->devices[i].key) ? KEY_NOT_UNIQUE : (void *)(uintptr_t)(i + 1);
+                if (hashmap_replace(m, s->devices[i].key, v, NULL) < 0)
+                        return NULL;
+        }
+        return TAKE_PTR(m);
+}
+
+/* The index of the device a parent line names, or -1 (not in the snapshot, or not unique). */
+static ssize_t parent_index(struct hashmap *keys, const struct snapshot_parent *p)
+{
+        _cleanup_free_ char *key = NULL;
+        if (!p->subsystem || asprintf(&key, "%s/%s", p->subsystem, p->sysname) < 0)
+                return -1;
+        void *v = hashmap_get(keys, key);
+        return !v || v == KEY_NOT_UNIQUE ? -1 : (ssize_t)((uintptr_t)v - 1);
+}
+
 /* One side's devices, their physical chains, and per stage the look-up key of each. */
 struct side {
         const struct snapshot *s;
-        char **chains; /* per device */
-        ssize_t *pair; /* the match arrays of struct snapshot_match */
+        char **chains;  /* per device */
+        ssize_t *pair;  /* the match arrays of struct snapshot_match */
+        ssize_t *up;    /* per device: its nearest parent's index, or -1 */
+        bool is_new;
 };
+
+/* The length of a name without its trailing number: "event" of event4, "ttyS" of ttyS0. */
+static int stem_len(const char *name)
+{
+        size_t n = strlen(name);
+        while (n > 0 && name[n - 1] >= '0' && name[n - 1] <= '9')
+                n--;
+        return (int)n;
+}
 
 /* The stage's key of a device, or NULL (new string in *ret) when it takes no part. */
 static int stage_key(enum match_how how, const struct side *side, size_t i, char **ret)
@@ -53,6 +90,16 @@ static int stage_key(enum match_how how, const struct side *side, size_t i, char
         case MATCH_NAME_AND_PARENT:
                 r = asprintf(ret, "%s|%s", d->key, side->chains[i]);
                 break;
+        case MATCH_PAIRED_PARENT: {
+                /* keyed by the NEW side's index of the parent, so that both sides agree */
+                ssize_t up = side->up[i];
+                if (!d->subsystem || up < 0 || side->pair[up] < 0)
+                        break;
+                const char *name = strrchr(d->key, '/') ? strrchr(d->key, '/') + 1 : d->key;
+                r = asprintf(ret, "%s|%.*s|%zd", d->subsystem, stem_len(name), name,
+                             side->is_new ? up : side->pair[up]);
+                break;
+        }
         case MATCH_DEVT:
                 if (d->devt_type)
                         r = asprintf(ret, "%s|%c%s", na(d->subsystem), d->devt_type, d->devt);
@@ -140,11 +187,14 @@ static size_t index_count(const struct index *x, const struct side *side, const 
         return n;
 }
 
+/* Pairs what the stage can; the number of pairs made, or -ENOMEM. */
 static int match_stage(enum match_how how, struct side *old, struct side *new, enum match_how *hows)
 {
         struct index io = {0}, in = {0};
-        /* the OLD side's index only counts candidates, for the stage that wants them unique */
-        int r = how == MATCH_PARENT ? index_build(how, old, &io) : 0;
+        bool unique = how == MATCH_PARENT || how == MATCH_PAIRED_PARENT;
+        int made = 0;
+        /* the OLD side's index only counts candidates, for the stages that want them unique */
+        int r = unique ? index_build(how, old, &io) : 0;
         if (r >= 0)
                 r = index_build(how, new, &in);
         for (size_t i = 0; r >= 0 && i < old->s->n_devices; i++) {
@@ -153,7 +203,7 @@ static int match_stage(enum match_how how, struct side *old, struct side *new, e
                         continue;
                 if ((r = stage_key(how, old, i, &k)) < 0 || !k)
                         continue;
-                if (how == MATCH_PARENT && (index_count(&io, old, k) != 1 || index_count(&in, new, k) != 1))
+                if (unique && (index_count(&io, old, k) != 1 || index_count(&in, new, k) != 1))
                         continue;
                 ssize_t best = -1;
                 int best_score = -1;
@@ -171,10 +221,11 @@ static int match_stage(enum match_how how, struct side *old, struct side *new, e
                 old->pair[i] = best;
                 new->pair[best] = (ssize_t)i;
                 hows[i] = how;
+                made++;
         }
         index_clear(&io);
         index_clear(&in);
-        return r < 0 ? r : 0;
+        return r < 0 ? r : made;
 }
 
 void snapshot_match_clear(struct snapshot_match *m)
@@ -182,6 +233,8 @@ void snapshot_match_clear(struct snapshot_match *m)
         free(m->old_to_new);
         free(m->new_to_old);
         free(m->how);
+        hashmap_free(m->old_keys);
+        hashmap_free(m->new_keys);
         *m = (struct snapshot_match){0};
 }
 
@@ -196,19 +249,34 @@ static char **chains_of(const struct snapshot *s)
         return TAKE_PTR(l);
 }
 
+/* Per device, its nearest parent's index in the same snapshot, or -1. */
+static ssize_t *parents_of(const struct snapshot *s, struct hashmap *keys)
+{
+        ssize_t *up = malloc((s->n_devices + 1) * sizeof(ssize_t));
+        if (!up)
+                return NULL;
+        for (size_t i = 0; i < s->n_devices; i++)
+                up[i] = s->devices[i].n_parents ? parent_index(keys, &s->devices[i].parents[0]) : -1;
+        return up;
+}
+
 int snapshot_match(const struct snapshot *old, const struct snapshot *new, struct snapshot_match *ret)
 {
-        static const enum match_how stages[] = {MATCH_NAME_AND_PARENT, MATCH_DEVT, MATCH_PARENT, MATCH_NAME,
-                                                MATCH_NODE};
+        static const enum match_how stages[] = {MATCH_NAME_AND_PARENT, MATCH_PAIRED_PARENT, MATCH_DEVT,
+                                                MATCH_PARENT,          MATCH_NAME,          MATCH_NODE};
         _cleanup_strv_free_ char **old_chains = chains_of(old), **new_chains = chains_of(new);
         struct snapshot_match m = {
                 .old_to_new = malloc((old->n_devices + 1) * sizeof(ssize_t)),
                 .new_to_old = malloc((new->n_devices + 1) * sizeof(ssize_t)),
                 .how = calloc(old->n_devices + 1, sizeof(enum match_how)),
+                .old_keys = keys_of(old),
+                .new_keys = keys_of(new),
         };
+        _cleanup_free_ ssize_t *old_up = m.old_keys ? parents_of(old, m.old_keys) : NULL,
+                               *new_up = m.new_keys ? parents_of(new, m.new_keys) : NULL;
         int r = 0;
 
-        if (!old_chains || !new_chains || !m.old_to_new || !m.new_to_old || !m.how) {
+        if (!old_chains || !new_chains || !m.old_to_new || !m.new_to_old || !m.how || !old_up || !new_up) {
                 snapshot_match_clear(&m);
                 return -ENOMEM;
         }
@@ -216,13 +284,41 @@ int snapshot_match(const struct snapshot *old, const struct snapshot *new, struc
                 m.old_to_new[i] = -1;
         for (size_t j = 0; j < new->n_devices; j++)
                 m.new_to_old[j] = -1;
-        struct side so = {old, old_chains, m.old_to_new}, sn = {new, new_chains, m.new_to_old};
-        for (size_t s = 0; r >= 0 && s < sizeof(stages) / sizeof(stages[0]); s++)
-                r = match_stage(stages[s], &so, &sn, m.how);
+        struct side so = {old, old_chains, m.old_to_new, old_up, false},
+                    sn = {new, new_chains, m.new_to_old, new_up, true};
+        for (size_t s = 0; r >= 0 && s < sizeof(stages) / sizeof(stages[0]); s++) {
+                /* pairing by paired parent goes down the tree one level per round */
+                do
+                        r = match_stage(stages[s], &so, &sn, m.how);
+                while (r > 0 && stages[s] == MATCH_PAIRED_PARENT);
+        }
         if (r < 0) {
                 snapshot_match_clear(&m);
                 return r;
         }
         *ret = m;
         return 0;
+}
+
+bool snapshot_match_same_parents(const struct snapshot *old, const struct snapshot *new,
+                                 const struct snapshot_match *m, size_t i, size_t j, bool drivers)
+{
+        const struct snapshot_device *o = &old->devices[i], *n = &new->devices[j];
+        size_t a = 0, b = 0;
+        for (;;) {
+                while (a < o->n_parents && streq(o->parents[a].kind, "class"))
+                        a++;
+                while (b < n->n_parents && streq(n->parents[b].kind, "class"))
+                        b++;
+                if (a == o->n_parents || b == n->n_parents)
+                        return a == o->n_parents && b == n->n_parents;
+                const struct snapshot_parent *p = &o->parents[a++], *q = &n->parents[b++];
+                if (drivers && !streq_ptr(p->driver, q->driver))
+                        return false;
+                if (streq_ptr(p->subsystem, q->subsystem) && streq(p->sysname, q->sysname))
+                        continue;
+                ssize_t pi = parent_index(m->old_keys, p), qj = parent_index(m->new_keys, q);
+                if (pi < 0 || qj < 0 || m->old_to_new[pi] != qj)
+                        return false;
+        }
 }

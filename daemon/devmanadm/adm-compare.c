@@ -268,8 +268,9 @@ static bool compare_sets(struct compare *c, enum field f, const struct snapshot_
 }
 
 /* Compares a matched pair; true when something userspace-visible changed. */
-static bool compare_pair(struct compare *c, const struct snapshot_device *o, const struct snapshot_device *n)
+static bool compare_pair(struct compare *c, const struct snapshot_match *m, size_t i, size_t j)
 {
+        const struct snapshot_device *o = &c->old->devices[i], *n = &c->new->devices[j];
         bool changed = false;
         struct class_stat *s = class_stat(c, n);
 
@@ -318,14 +319,14 @@ static bool compare_pair(struct compare *c, const struct snapshot_device *o, con
         _cleanup_free_ char *pa = snapshot_physical_chain(o, false), *pb = snapshot_physical_chain(n, false);
         if (!pa || !pb)
                 c->error = -ENOMEM;
-        else if (!streq(pa, pb))
+        else if (!snapshot_match_same_parents(c->old, c->new, m, i, j, false))
                 CHANGE(c, F_PARENT, n, "parent %s: %s -> %s", n->key, pa, pb);
-        else {
+        else if (!snapshot_match_same_parents(c->old, c->new, m, i, j, true)) {
                 _cleanup_free_ char *da = snapshot_physical_chain(o, true),
                                     *db = snapshot_physical_chain(n, true);
                 if (!da || !db)
                         c->error = -ENOMEM;
-                else if (!streq(da, db))
+                else
                         CHANGE(c, F_DRIVER, n, "driver %s: parents %s -> %s", n->key, da, db);
         }
         return changed;
@@ -341,6 +342,7 @@ static void describe(const struct snapshot_device *d, char **ret)
 
 static const char *const how_names[] = {
         [MATCH_NAME_AND_PARENT] = "name",
+        [MATCH_PAIRED_PARENT] = "parent",
         [MATCH_DEVT] = "devt",
         [MATCH_PARENT] = "parent",
         [MATCH_NAME] = "name",
@@ -397,10 +399,10 @@ static int run_compare(struct compare *c)
                         CHANGE(c, F_RENAMED, n, "renamed %s: -> %s (same %s %s)", o->key, n->key,
                                how_names[how],
                                how == MATCH_DEVT     ? na(devt)
-                               : how == MATCH_PARENT ? na(chain)
+                               : how == MATCH_PARENT || how == MATCH_PAIRED_PARENT ? na(chain)
                                                      : na(n->node));
                 }
-                changed |= compare_pair(c, o, n);
+                changed |= compare_pair(c, &m, i, (size_t)m.old_to_new[i]);
                 struct class_stat *s = class_stat(c, n);
                 if (s && changed)
                         s->changed++;
@@ -534,9 +536,9 @@ static void help(void)
                "Compare two snapshots (devmanadm snapshot) taken on two kernels, typically before\n"
                "and after converting a class from class_device to struct device. NEW defaults to a\n"
                "fresh snapshot of the sysfs root (--sysfs, /sys). Devices are matched by what\n"
-               "userspace sees (name and physical parents, then devt, then physical parents,\n"
-               "then name, then node name), not by devpath; parents by bus identity, skipping\n"
-               "the class-device layer.\n"
+               "userspace sees (name and physical parents, then name stem below an already\n"
+               "paired parent, then devt, then physical parents, then name, then node name), not\n"
+               "by devpath; parents by bus identity, skipping the class-device layer.\n"
                "\n"
                "Reported, grouped and counted (FIELD names, one line each: FIELD KEY: detail):\n"
                "  vanished appeared renamed duplicate layout node type devt mode owner links tags\n"

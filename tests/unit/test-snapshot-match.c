@@ -149,4 +149,78 @@ static void test_chain(void)
         snapshot_free(n);
 }
 
-TEST_MAIN(TEST(test_stages), TEST(test_chain))
+/* Two USB HID devices that probed the other way round: each keeps its USB interface, the HID
+ * instance and event numbers swap. */
+static const char *const if1[] = {"bus usb usb 2-1", NULL};
+static const char *const if2[] = {"bus usb usb 2-2", NULL};
+static const char *const hid1[] = {"bus usb usbhid 2-1:1.0", "bus usb usb 2-1", NULL};
+static const char *const hid2[] = {"bus usb usbhid 2-2:1.0", "bus usb usb 2-2", NULL};
+static const char *const on_a[] = {"bus hid hid-generic 0003:0627:0001.0001", "bus usb usbhid 2-1:1.0",
+                                   "bus usb usb 2-1", NULL};
+static const char *const on_b[] = {"bus hid hid-generic 0003:0627:0001.0002", "bus usb usbhid 2-2:1.0",
+                                   "bus usb usb 2-2", NULL};
+static const char *const on_a_new[] = {"bus hid hid-generic 0003:0627:0001.0002", "bus usb usbhid 2-1:1.0",
+                                       "bus usb usb 2-1", NULL};
+static const char *const on_b_new[] = {"bus hid hid-generic 0003:0627:0001.0001", "bus usb usbhid 2-2:1.0",
+                                       "bus usb usb 2-2", NULL};
+static const char *const on_b_other[] = {"bus hid other 0003:0627:0001.0001", "bus usb usbhid 2-2:1.0",
+                                         "bus usb usb 2-2", NULL};
+
+static void fill_hid_old(FILE *f)
+{
+        stanza(f, "usb/2-1:1.0", "bus", "-", "-", if1);
+        stanza(f, "usb/2-2:1.0", "bus", "-", "-", if2);
+        stanza(f, "hid/0003:0627:0001.0001", "bus", "-", "-", hid1);
+        stanza(f, "hid/0003:0627:0001.0002", "bus", "-", "-", hid2);
+        stanza(f, "input/event4", "converted", "c 13:68", "input/event4", on_a);
+        stanza(f, "input/event5", "converted", "c 13:69", "input/event5", on_b);
+        stanza(f, "input/mouse1", "converted", "c 13:33", "input/mouse1", on_b);
+}
+
+static void fill_hid_new(FILE *f)
+{
+        stanza(f, "usb/2-1:1.0", "bus", "-", "-", if1);
+        stanza(f, "usb/2-2:1.0", "bus", "-", "-", if2);
+        stanza(f, "hid/0003:0627:0001.0001", "bus", "-", "-", hid2);
+        stanza(f, "hid/0003:0627:0001.0002", "bus", "-", "-", hid1);
+        stanza(f, "input/event4", "converted", "c 13:68", "input/event4", on_b_other);
+        stanza(f, "input/event5", "converted", "c 13:69", "input/event5", on_a_new);
+        stanza(f, "input/mouse1", "converted", "c 13:33", "input/mouse1", on_b_new);
+}
+
+static void test_paired_parents(void)
+{
+        struct snapshot *o = make(fill_hid_old), *n = make(fill_hid_new);
+        struct snapshot_match m = {0};
+        enum match_how how = 0;
+        if (!o || !n)
+                return;
+        CHECK_INT(snapshot_match(o, n, &m), 0);
+        CHECK_STR(partner(o, n, &m, "usb/2-1:1.0", &how), "usb/2-1:1.0");
+        CHECK_INT(how, MATCH_NAME_AND_PARENT);
+        /* the HID devices follow their interfaces, the event nodes their HID devices, although
+         * a device of the same name and devt waits on the other side */
+        CHECK_STR(partner(o, n, &m, "hid/0003:0627:0001.0001", &how), "hid/0003:0627:0001.0002");
+        CHECK_INT(how, MATCH_PAIRED_PARENT);
+        CHECK_STR(partner(o, n, &m, "input/event4", &how), "input/event5");
+        CHECK_INT(how, MATCH_PAIRED_PARENT);
+        CHECK_STR(partner(o, n, &m, "input/event5", &how), "input/event4");
+        CHECK_INT(how, MATCH_PAIRED_PARENT);
+        /* a stem of one on each side: mouse1 stays itself */
+        CHECK_STR(partner(o, n, &m, "input/mouse1", &how), "input/mouse1");
+
+        /* parents equal through pairing: event4 on 2-1 is event5 on 2-1 */
+        CHECK(snapshot_match_same_parents(o, n, &m, 4, 5, false));
+        CHECK(snapshot_match_same_parents(o, n, &m, 4, 5, true));
+        /* the same parents, but the HID device's driver changed */
+        CHECK(snapshot_match_same_parents(o, n, &m, 5, 4, false));
+        CHECK(!snapshot_match_same_parents(o, n, &m, 5, 4, true));
+        /* not the same place: event4 on 2-1 against event4 on 2-2 */
+        CHECK(!snapshot_match_same_parents(o, n, &m, 4, 4, false));
+
+        snapshot_match_clear(&m);
+        snapshot_free(o);
+        snapshot_free(n);
+}
+
+TEST_MAIN(TEST(test_stages), TEST(test_chain), TEST(test_paired_parents))
