@@ -90,14 +90,25 @@ static int stage_key(enum match_how how, const struct side *side, size_t i, char
         case MATCH_NAME_AND_PARENT:
                 r = asprintf(ret, "%s|%s", d->key, side->chains[i]);
                 break;
-        case MATCH_PAIRED_PARENT: {
+        case MATCH_PAIRED_PARENT:
+        case MATCH_ONLY_CHILD: {
                 /* keyed by the NEW side's index of the parent, so that both sides agree */
                 ssize_t up = side->up[i];
                 if (!d->subsystem || up < 0 || side->pair[up] < 0)
                         break;
-                const char *name = strrchr(d->key, '/') ? strrchr(d->key, '/') + 1 : d->key;
-                r = asprintf(ret, "%s|%.*s|%zd", d->subsystem, stem_len(name), name,
-                             side->is_new ? up : side->pair[up]);
+                ssize_t parent = side->is_new ? up : side->pair[up];
+                if (how == MATCH_ONLY_CHILD) {
+                        r = asprintf(ret, "%s|%s|%zd", d->subsystem, na(d->devtype), parent);
+                        break;
+                }
+                /* a name made of the parent's (sda1 of sda, input5::capslock of input5) keeps
+                 * only its own part; any other name its stem */
+                const char *name = strchr(d->key, '/') + 1, *pname = d->parents[0].sysname;
+                size_t plen = strlen(pname);
+                if (strncmp(name, pname, plen) == 0 && name[plen])
+                        r = asprintf(ret, "%s|<>%s|%zd", d->subsystem, name + plen, parent);
+                else
+                        r = asprintf(ret, "%s|%.*s|%zd", d->subsystem, stem_len(name), name, parent);
                 break;
         }
         case MATCH_DEVT:
@@ -191,7 +202,7 @@ static size_t index_count(const struct index *x, const struct side *side, const 
 static int match_stage(enum match_how how, struct side *old, struct side *new, enum match_how *hows)
 {
         struct index io = {0}, in = {0};
-        bool unique = how == MATCH_PARENT || how == MATCH_PAIRED_PARENT;
+        bool unique = how == MATCH_PARENT || how == MATCH_PAIRED_PARENT || how == MATCH_ONLY_CHILD;
         int made = 0;
         /* the OLD side's index only counts candidates, for the stages that want them unique */
         int r = unique ? index_build(how, old, &io) : 0;
@@ -287,10 +298,19 @@ int snapshot_match(const struct snapshot *old, const struct snapshot *new, struc
         struct side so = {old, old_chains, m.old_to_new, old_up, false},
                     sn = {new, new_chains, m.new_to_old, new_up, true};
         for (size_t s = 0; r >= 0 && s < sizeof(stages) / sizeof(stages[0]); s++) {
-                /* pairing by paired parent goes down the tree one level per round */
-                do
+                if (stages[s] != MATCH_PAIRED_PARENT) {
                         r = match_stage(stages[s], &so, &sn, m.how);
-                while (r > 0 && stages[s] == MATCH_PAIRED_PARENT);
+                        continue;
+                }
+                /* pairing below paired parents goes down the tree one level per round; by
+                 * name as far as it goes, then an only child, whose children may go on */
+                do {
+                        do
+                                r = match_stage(MATCH_PAIRED_PARENT, &so, &sn, m.how);
+                        while (r > 0);
+                        if (r >= 0)
+                                r = match_stage(MATCH_ONLY_CHILD, &so, &sn, m.how);
+                } while (r > 0);
         }
         if (r < 0) {
                 snapshot_match_clear(&m);

@@ -5,11 +5,13 @@
  * ones left over:
  *
  *   1. same SUBSYSTEM/SYSNAME and same physical parent chain;
- *   2. same subsystem and name stem (the name without its trailing number) below the same,
- *      already paired nearest parent, when exactly one device on each side has it; repeated
- *      until it pairs nothing more, so that it walks down the tree. Two USB HID devices that
- *      probe in parallel take their HID instance, inputN, eventN and hidrawN numbers in either
- *      order: each follows the USB interface it sits on;
+ *   2. below the same, already paired nearest parent, when exactly one device on each side
+ *      has it: same subsystem and name stem (the name without its trailing number, or, for a
+ *      name made of the parent's, what follows it: sda1 of sda); then same subsystem and
+ *      DEVTYPE (the one disk of a SCSI device). Repeated until it pairs nothing more, so that
+ *      it walks down the tree. Two USB HID devices that probe in parallel take their HID
+ *      instance, inputN, eventN and hidrawN numbers in either order, two disks their sdX
+ *      names: each follows the USB interface or SCSI device it sits on;
  *   3. same subsystem and devt (a renamed device node, or a reparented one);
  *   4. same subsystem and physical parent chain, when exactly one device on each side has it
  *      (names numbered in probe order, like wakeupN, shift when a device is added before);
@@ -35,6 +37,7 @@ struct hashmap;
 enum match_how {
         MATCH_NAME_AND_PARENT,
         MATCH_PAIRED_PARENT,
+        MATCH_ONLY_CHILD,
         MATCH_DEVT,
         MATCH_PARENT,
         MATCH_NAME,

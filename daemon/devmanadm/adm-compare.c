@@ -343,6 +343,7 @@ static void describe(const struct snapshot_device *d, char **ret)
 static const char *const how_names[] = {
         [MATCH_NAME_AND_PARENT] = "name",
         [MATCH_PAIRED_PARENT] = "parent",
+        [MATCH_ONLY_CHILD] = "parent",
         [MATCH_DEVT] = "devt",
         [MATCH_PARENT] = "parent",
         [MATCH_NAME] = "name",
@@ -399,7 +400,8 @@ static int run_compare(struct compare *c)
                         CHANGE(c, F_RENAMED, n, "renamed %s: -> %s (same %s %s)", o->key, n->key,
                                how_names[how],
                                how == MATCH_DEVT     ? na(devt)
-                               : how == MATCH_PARENT || how == MATCH_PAIRED_PARENT ? na(chain)
+                               : how == MATCH_PARENT || how == MATCH_PAIRED_PARENT || how == MATCH_ONLY_CHILD
+                                       ? na(chain)
                                                      : na(n->node));
                 }
                 changed |= compare_pair(c, &m, i, (size_t)m.old_to_new[i]);
@@ -536,9 +538,10 @@ static void help(void)
                "Compare two snapshots (devmanadm snapshot) taken on two kernels, typically before\n"
                "and after converting a class from class_device to struct device. NEW defaults to a\n"
                "fresh snapshot of the sysfs root (--sysfs, /sys). Devices are matched by what\n"
-               "userspace sees (name and physical parents, then name stem below an already\n"
-               "paired parent, then devt, then physical parents, then name, then node name), not\n"
-               "by devpath; parents by bus identity, skipping the class-device layer.\n"
+               "userspace sees (name and physical parents, then name stem or the only device of\n"
+               "its kind below an already paired parent, then devt, then physical parents, then\n"
+               "name, then node name), not by devpath; parents by bus identity, skipping the\n"
+               "class-device layer.\n"
                "\n"
                "Reported, grouped and counted (FIELD names, one line each: FIELD KEY: detail):\n"
                "  vanished appeared renamed duplicate layout node type devt mode owner links tags\n"

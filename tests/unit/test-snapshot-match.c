@@ -166,6 +166,24 @@ static const char *const on_b_new[] = {"bus hid hid-generic 0003:0627:0001.0001"
 static const char *const on_b_other[] = {"bus hid other 0003:0627:0001.0001", "bus usb usbhid 2-2:1.0",
                                          "bus usb usb 2-2", NULL};
 
+/* ... and two disks that took each other's sdX name (asynchronous SCSI scans) */
+static const char *const scsi0[] = {"bus scsi sd 0:0:0:0", NULL};
+static const char *const scsi1[] = {"bus scsi sd 1:0:0:0", NULL};
+static const char *const part_sda[] = {"class block - sda", "bus scsi sd 0:0:0:0", NULL};
+static const char *const part_sdb[] = {"class block - sdb", "bus scsi sd 1:0:0:0", NULL};
+static const char *const part_sda_new[] = {"class block - sda", "bus scsi sd 1:0:0:0", NULL};
+static const char *const part_sdb_new[] = {"class block - sdb", "bus scsi sd 0:0:0:0", NULL};
+
+static void fill_disks(FILE *f, bool swapped)
+{
+        stanza(f, "scsi/0:0:0:0", "bus", "-", "-", NULL);
+        stanza(f, "scsi/1:0:0:0", "bus", "-", "-", NULL);
+        stanza(f, "block/sda", "converted", "b 8:0", "sda", swapped ? scsi1 : scsi0);
+        stanza(f, "block/sda1", "converted", "b 8:1", "sda1", swapped ? part_sda_new : part_sda);
+        stanza(f, "block/sdb", "converted", "b 8:16", "sdb", swapped ? scsi0 : scsi1);
+        stanza(f, "block/sdb1", "converted", "b 8:17", "sdb1", swapped ? part_sdb_new : part_sdb);
+}
+
 static void fill_hid_old(FILE *f)
 {
         stanza(f, "usb/2-1:1.0", "bus", "-", "-", if1);
@@ -175,6 +193,7 @@ static void fill_hid_old(FILE *f)
         stanza(f, "input/event4", "converted", "c 13:68", "input/event4", on_a);
         stanza(f, "input/event5", "converted", "c 13:69", "input/event5", on_b);
         stanza(f, "input/mouse1", "converted", "c 13:33", "input/mouse1", on_b);
+        fill_disks(f, false);
 }
 
 static void fill_hid_new(FILE *f)
@@ -186,6 +205,7 @@ static void fill_hid_new(FILE *f)
         stanza(f, "input/event4", "converted", "c 13:68", "input/event4", on_b_other);
         stanza(f, "input/event5", "converted", "c 13:69", "input/event5", on_a_new);
         stanza(f, "input/mouse1", "converted", "c 13:33", "input/mouse1", on_b_new);
+        fill_disks(f, true);
 }
 
 static void test_paired_parents(void)
@@ -208,6 +228,15 @@ static void test_paired_parents(void)
         CHECK_INT(how, MATCH_PAIRED_PARENT);
         /* a stem of one on each side: mouse1 stays itself */
         CHECK_STR(partner(o, n, &m, "input/mouse1", &how), "input/mouse1");
+        /* each disk is the one block device of its SCSI device, each partition is its disk's "1" */
+        CHECK_STR(partner(o, n, &m, "block/sda", &how), "block/sdb");
+        CHECK_INT(how, MATCH_ONLY_CHILD);
+        CHECK_STR(partner(o, n, &m, "block/sdb", &how), "block/sda");
+        CHECK_INT(how, MATCH_ONLY_CHILD);
+        CHECK_STR(partner(o, n, &m, "block/sda1", &how), "block/sdb1");
+        CHECK_INT(how, MATCH_PAIRED_PARENT);
+        CHECK_STR(partner(o, n, &m, "block/sdb1", &how), "block/sda1");
+        CHECK_INT(how, MATCH_PAIRED_PARENT);
 
         /* parents equal through pairing: event4 on 2-1 is event5 on 2-1 */
         CHECK(snapshot_match_same_parents(o, n, &m, 4, 5, false));
