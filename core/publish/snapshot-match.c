@@ -103,7 +103,8 @@ static int stage_key(enum match_how how, const struct side *side, size_t i, char
                 }
                 /* a name made of the parent's (sda1 of sda, input5::capslock of input5) keeps
                  * only its own part; any other name its stem */
-                const char *name = strchr(d->key, '/') + 1, *pname = d->parents[0].sysname;
+                const char *name = strchr(d->key, '/') ? strchr(d->key, '/') + 1 : d->key,
+                           *pname = d->parents[0].sysname;
                 size_t plen = strlen(pname);
                 if (strncmp(name, pname, plen) == 0 && name[plen])
                         r = asprintf(ret, "%s|<>%s|%zd", d->subsystem, name + plen, parent);

@@ -252,4 +252,37 @@ static void test_paired_parents(void)
         snapshot_free(n);
 }
 
-TEST_MAIN(TEST(test_stages), TEST(test_chain), TEST(test_paired_parents))
+/* A hand-made file whose key does not say the subsystem: the key is the name. */
+static void fill_odd(FILE *f, const char *key)
+{
+        stanza(f, "usb/2-1", "bus", "-", "-", NULL);
+        fprintf(f, "device %s\nfound /x\ndevpath /devices/x\nlayout bus\nsubsystem usb\ndevt -\nnode -\n"
+                   "parent bus usb usb 2-1\nend\n", key);
+}
+
+static void fill_odd_old(FILE *f)
+{
+        fill_odd(f, "odd1");
+}
+
+static void fill_odd_new(FILE *f)
+{
+        fill_odd(f, "odd2");
+}
+
+static void test_odd_keys(void)
+{
+        struct snapshot *o = make(fill_odd_old), *n = make(fill_odd_new);
+        struct snapshot_match m = {0};
+        enum match_how how = 0;
+        if (!o || !n)
+                return;
+        CHECK_INT(snapshot_match(o, n, &m), 0);
+        CHECK_STR(partner(o, n, &m, "odd1", &how), "odd2");
+        CHECK_INT(how, MATCH_PAIRED_PARENT);
+        snapshot_match_clear(&m);
+        snapshot_free(o);
+        snapshot_free(n);
+}
+
+TEST_MAIN(TEST(test_stages), TEST(test_chain), TEST(test_paired_parents), TEST(test_odd_keys))
