@@ -36,6 +36,29 @@ static struct snapshot *make(void (*fill)(FILE *f))
         return s;
 }
 
+/* The snapshots two fill functions write, paired; false (and nothing to free) when one failed. */
+static bool pair_up(void (*fill_o)(FILE *f), void (*fill_n)(FILE *f), struct snapshot **o, struct snapshot **n,
+                    struct snapshot_match *m)
+{
+        *o = make(fill_o);
+        *n = make(fill_n);
+        *m = (struct snapshot_match){0};
+        if (!*o || !*n) {
+                snapshot_free(*o);
+                snapshot_free(*n);
+                return false;
+        }
+        CHECK_INT(snapshot_match(*o, *n, m), 0);
+        return true;
+}
+
+static void pair_done(struct snapshot *o, struct snapshot *n, struct snapshot_match *m)
+{
+        snapshot_match_clear(m);
+        snapshot_free(o);
+        snapshot_free(n);
+}
+
 /* The NEW key OLD device `key` is paired with, or NULL. */
 static const char *partner(const struct snapshot *o, const struct snapshot *n,
                            const struct snapshot_match *m, const char *key, enum match_how *how)
@@ -92,12 +115,11 @@ static void fill_new(FILE *f)
 
 static void test_stages(void)
 {
-        struct snapshot *o = make(fill_old), *n = make(fill_new);
-        struct snapshot_match m = {0};
+        struct snapshot *o, *n;
+        struct snapshot_match m;
         enum match_how how = 0;
-        if (!o || !n)
+        if (!pair_up(fill_old, fill_new, &o, &n, &m))
                 return;
-        CHECK_INT(snapshot_match(o, n, &m), 0);
 
         CHECK_STR(partner(o, n, &m, "tty/ttyS0", &how), "tty/ttyS0");
         CHECK_INT(how, MATCH_NAME_AND_PARENT);
@@ -127,9 +149,7 @@ static void test_stages(void)
         CHECK_INT(m.new_to_old[10], -1);
         CHECK_INT(m.new_to_old[11], -1);
 
-        snapshot_match_clear(&m);
-        snapshot_free(o);
-        snapshot_free(n);
+        pair_done(o, n, &m);
 }
 
 static void test_chain(void)
@@ -210,12 +230,11 @@ static void fill_hid_new(FILE *f)
 
 static void test_paired_parents(void)
 {
-        struct snapshot *o = make(fill_hid_old), *n = make(fill_hid_new);
-        struct snapshot_match m = {0};
+        struct snapshot *o, *n;
+        struct snapshot_match m;
         enum match_how how = 0;
-        if (!o || !n)
+        if (!pair_up(fill_hid_old, fill_hid_new, &o, &n, &m))
                 return;
-        CHECK_INT(snapshot_match(o, n, &m), 0);
         CHECK_STR(partner(o, n, &m, "usb/2-1:1.0", &how), "usb/2-1:1.0");
         CHECK_INT(how, MATCH_NAME_AND_PARENT);
         /* the HID devices follow their interfaces, the event nodes their HID devices, although
@@ -247,9 +266,7 @@ static void test_paired_parents(void)
         /* not the same place: event4 on 2-1 against event4 on 2-2 */
         CHECK(!snapshot_match_same_parents(o, n, &m, 4, 4, false));
 
-        snapshot_match_clear(&m);
-        snapshot_free(o);
-        snapshot_free(n);
+        pair_done(o, n, &m);
 }
 
 /* A hand-made file whose key does not say the subsystem: the key is the name. */
@@ -272,17 +289,14 @@ static void fill_odd_new(FILE *f)
 
 static void test_odd_keys(void)
 {
-        struct snapshot *o = make(fill_odd_old), *n = make(fill_odd_new);
-        struct snapshot_match m = {0};
+        struct snapshot *o, *n;
+        struct snapshot_match m;
         enum match_how how = 0;
-        if (!o || !n)
+        if (!pair_up(fill_odd_old, fill_odd_new, &o, &n, &m))
                 return;
-        CHECK_INT(snapshot_match(o, n, &m), 0);
         CHECK_STR(partner(o, n, &m, "odd1", &how), "odd2");
         CHECK_INT(how, MATCH_PAIRED_PARENT);
-        snapshot_match_clear(&m);
-        snapshot_free(o);
-        snapshot_free(n);
+        pair_done(o, n, &m);
 }
 
 TEST_MAIN(TEST(test_stages), TEST(test_chain), TEST(test_paired_parents), TEST(test_odd_keys))
