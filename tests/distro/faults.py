@@ -265,7 +265,7 @@ def db_entries(rep, drop=lambda word: False):
 def db_differences(ref, rep, drop=lambda word: False):
     """Database entries that differ from the reference (udevd) boot's."""
     out = []
-    a, b = db_entries(ref), db_entries(rep, drop)
+    a, b = db_entries(guestreport.stable(ref)), db_entries(guestreport.stable(rep), drop)
     for path in sorted(set(a) | set(b)):
         if a.get(path) != b.get(path):
             only_ref = sorted(set(a.get(path, [])) - set(b.get(path, [])))

@@ -2,9 +2,14 @@
 the devman boot with the systemd-udevd boot of the same image."""
 
 import fnmatch
+import os
 import re
+import sys
 
 import image
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "helpers"))
+import probeorder  # noqa: E402
 
 # The sections the guest writes; a report without one of them is incomplete.
 SECTIONS = ["cmdline", "failed", "devices", "manager-units", "jobs", "analyze", "settle",
@@ -49,6 +54,22 @@ def parse(text):
         elif line == "@@DONE":
             rep["done"] = True
     return rep
+
+
+def stable(rep):
+    """rep with the names the kernel hands out in probe order (eventN, hidrawN, HID instances
+    and their devts: tests/helpers/probeorder.py) replaced in every section, for comparing two
+    boots: USB keyboard and tablet probe in parallel and take them either way round."""
+    tokens, devts = probeorder.names(probeorder.export_db_devices(rep["sections"].get("db", [])))
+    if not tokens:
+        return rep
+    out = dict(rep, sections={})
+    for name, lines in rep["sections"].items():
+        if name == "db":
+            out["sections"][name] = probeorder.rewrite_export_db(lines, tokens, devts)
+        else:
+            out["sections"][name] = probeorder.rewrite("\n".join(lines), tokens, devts).split("\n") if lines else []
+    return out
 
 
 def device_units(rep):
@@ -291,6 +312,7 @@ def load_allowlist(path):
 def differences(ref, dm):
     """Every difference between the reference boot and the devman boot as (KIND SUBJECT, what):
     device units, /dev (type, mode, owner, group, link target) and interface names."""
+    ref, dm = stable(ref), stable(dm)
     out = []
     ru, du = device_units(ref), device_units(dm)
     for u in sorted(set(ru) | set(du)):

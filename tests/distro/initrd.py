@@ -311,9 +311,11 @@ def check_initramfs(rep, ref, console, ref_console):
     if missing_add:
         p.append("handover: %d database devices the real root's devmand never processed, e.g. %s"
                  % (len(missing_add), missing_add[:5]))
-    # the kernel numbers input devices and wakeup sources in probe order, which differs
-    # between boots: compared as input*, wakeup* (as many of each)
-    here, there = (collections.Counter(INSTANCE.sub(r"\1*", d) for d in x) for x in (db, db_devpaths(ref)))
+    # the kernel numbers input devices, wakeup sources, input and hidraw nodes in probe order,
+    # which differs between boots: compared as input*, wakeup* (as many of each), the nodes
+    # named after their USB interface (guestreport.stable)
+    here, there = (collections.Counter(INSTANCE.sub(r"\1*", d) for d in db_devpaths(guestreport.stable(x)))
+                   for x in (rep, ref))
     if here != there:
         p.append("database: differs from the reference boot's: only here %s, only there %s"
                  % (sorted((here - there).elements())[:5], sorted((there - here).elements())[:5]))

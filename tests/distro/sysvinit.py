@@ -94,7 +94,7 @@ def db_entries(rep):
 def db_differences(ref, dm):
     """(KIND SUBJECT, what) for each device only one boot has and each differing value."""
     out = []
-    rd, dd = db_entries(ref), db_entries(dm)
+    rd, dd = db_entries(guestreport.stable(ref)), db_entries(guestreport.stable(dm))
     for path in sorted(set(rd) | set(dd)):
         if path not in dd:
             out.append(("db-missing %s" % path, "only the udev boot has it"))

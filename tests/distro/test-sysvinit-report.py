@@ -86,18 +86,47 @@ expect(len(s.compare(ref, report("sysvinit-devman", "devman", db=changed))) == 1
 
 # the kernel's input numbers differ between boots: compared as input*, unless ambiguous
 INPUT = ["P: /devices/platform/i8042/serio1/input/input%d", "E: DEVPATH=/devices/platform/i8042/serio1/input/input%d",
-         "E: ID_INPUT_MOUSE=1", "", "P: /devices/platform/i8042/serio1/input/input%d/event1", "N: input/event1"]
+         "E: ID_INPUT_MOUSE=1", "", "P: /devices/platform/i8042/serio1/input/input%d/event%d", "N: input/event%d"]
 
 
 def inputs(*numbers):
-    return report("x", "devman", db=[line % n if "%d" in line else line for n in numbers for line in INPUT + [""]])
+    return report("x", "devman", db=[line.replace("%d", str(n)) for n in numbers for line in INPUT + [""]])
 
 
 expect(s.db_differences(inputs(2), inputs(3)) == [], "input2 and input3 under the same parent are the same device")
 d = [x[0] for x in s.db_differences(inputs(2, 5), inputs(3, 5))]
-expect(d == ["db-missing /devices/platform/i8042/serio1/input/input2", "db-missing /devices/platform/i8042/serio1/input/input2/event1",
-             "db-extra /devices/platform/i8042/serio1/input/input3", "db-extra /devices/platform/i8042/serio1/input/input3/event1"],
+# (their event nodes are named after serio1 and numbered in order: event<serio1>#0 and #1 alike)
+expect(d == ["db-missing /devices/platform/i8042/serio1/input/input2",
+             "db-extra /devices/platform/i8042/serio1/input/input3"],
        "two inputs under one parent keep their numbers: %s" % d)
+
+# a USB keyboard and tablet that probed the other way round: event and hidraw nodes, HID
+# instances and minors follow the USB interface
+HID = ["P: /devices/pci0000:00/0000:00:05.0/usb2/2-%(port)d/2-%(port)d:1.0/0003:0627:0001.%(hid)04d/input/input%(inp)d/event%(ev)d",
+       "N: input/event%(ev)d", "S: input/by-path/pci-0000:00:05.0-usb-0:%(port)d:1.0-event", "E: MAJOR=13",
+       "E: MINOR=%(minor)d", "E: ID_MODEL=%(model)s", "",
+       "P: /devices/pci0000:00/0000:00:05.0/usb2/2-%(port)d/2-%(port)d:1.0/0003:0627:0001.%(hid)04d/hidraw/hidraw%(raw)d",
+       "N: hidraw%(raw)d", "E: MAJOR=245", "E: MINOR=%(raw)d", ""]
+
+
+def hids(*devices):
+    db = [line % dict(zip(("port", "model", "hid", "inp", "ev", "raw"), d), minor=64 + d[4]) for d in devices for line in HID]
+    links = ["/dev/input/by-path/pci-0000:00:05.0-usb-0:%d:1.0-event l 0777 root root ../input/event%d" % (d[0], d[4])
+             for d in devices]
+    r = report("x", "devman", db=db)
+    r["sections"]["dev-find"] = links
+    return r
+
+
+kbd_first = hids((1, "Keyboard", 1, 5, 4, 0), (2, "Tablet", 2, 6, 5, 1))
+tablet_first = hids((1, "Keyboard", 2, 6, 5, 1), (2, "Tablet", 1, 5, 4, 0))
+expect(s.db_differences(kbd_first, tablet_first) == [] and guestreport.differences(kbd_first, tablet_first) == [],
+       "keyboard and tablet probed the other way round: the same devices, nodes and links")
+# the devices really on the other ports: still found
+wrong = hids((1, "Tablet", 1, 5, 4, 0), (2, "Keyboard", 2, 6, 5, 1))
+d = [x[0] for x in s.db_differences(kbd_first, wrong)]
+usb = "db /devices/pci0000:00/0000:00:05.0/usb2/2-%d/2-%d:1.0/0003:0627:0001.<2-%d:1.0>/input/input*/event<2-%d:1.0> E:ID_MODEL"
+expect(d == [usb % (1, 1, 1, 1), usb % (2, 2, 2, 2)], "a keyboard and tablet on each other's ports are found: %s" % d)
 
 W = "P: /devices/LNXSYSTM:00/LNXSYBUS:00/PNP0A03:00/QEMU0002:00/wakeup/wakeup%d"
 expect(s.db_differences(report("x", "udev", db=[W % 13]), report("x", "devman", db=[W % 12])) == [],

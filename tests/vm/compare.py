@@ -22,6 +22,9 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "helpers"))
+import probeorder  # noqa: E402
+
 VOLATILE_PROPS = {"USEC_INITIALIZED"}
 SET_PROPS = {"DEVLINKS", "TAGS", "CURRENT_TAGS"}
 
@@ -119,54 +122,15 @@ def _numbered_names(step):
     return names
 
 
-# Devices whose name and minor a driver hands out in probe order: the evdev, mousedev and joydev
-# nodes of input devices, hidraw nodes, and the HID bus's instance numbers. Two USB HID devices
-# on different ports probe in parallel, so the keyboard is event4 and hidraw0 in one boot and
-# event5 and hidraw1 in the next. Each is renamed after the nearest ancestor that is not
-# numbered this way (the USB interface, the serio port): event4 -> event<2-1:1.0>.
-PROBE_ORDER_NODE = re.compile(r"(event|mouse|js|hidraw)(\d+)")
-PROBE_ORDER_PARENT = re.compile(r"input|hidraw|input\d+|[0-9A-F]{4}:[0-9A-F]{4}:[0-9A-F]{4}\.[0-9A-F]{4}")
-HID_ID = re.compile(r"([0-9A-F]{4}:[0-9A-F]{4}:[0-9A-F]{4})\.[0-9A-F]{4}")
-
-
-def _anchor(devpath):
-    """The name of the nearest ancestor of devpath not numbered in probe order."""
-    parts = devpath.split("/")[:-1]
-    while parts and PROBE_ORDER_PARENT.fullmatch(parts[-1]):
-        parts.pop()
-    return parts[-1] if parts else ""
-
-
-def _probe_order_names(step):
-    """(token -> stable name, "MAJ:MIN" -> "MAJ:<stable name>") of one step."""
-    names, devts, found = {}, {}, {}
-    for devpath, dev in step["exportdb"].items():
-        base = os.path.basename(devpath)
-        m = PROBE_ORDER_NODE.fullmatch(base)
-        if m:
-            found.setdefault((m.group(1), _anchor(devpath)), []).append((int(m.group(2)), base, dev["E"]))
-        elif HID_ID.fullmatch(base):
-            names[base] = "%s.<%s>" % (HID_ID.fullmatch(base).group(1), _anchor(devpath + "/x"))
-    for (kind, anchor), devs in found.items():
-        # Several of one kind below one anchor (uinput devices below "virtual") keep their order.
-        for rank, (_, base, e) in enumerate(sorted(devs)):
-            names[base] = "%s<%s>%s" % (kind, anchor, "#%d" % rank if len(devs) > 1 else "")
-            if "MAJOR" in e and "MINOR" in e:
-                devts["%s:%s" % (e["MAJOR"], e["MINOR"])] = "%s:<%s>" % (e["MAJOR"], names[base])
-    return names, devts
-
-
 def _stable_probe_names(step):
-    """step with the names of _probe_order_names() in every path, id, link, node and property."""
-    names, devts = _probe_order_names(step)
-    if not names:
+    """step with the evdev, mousedev, joydev and hidraw nodes and HID instances named after
+    their USB interface or port (tests/helpers/probeorder.py) in every path, id, link, node
+    and property."""
+    tokens, devts = probeorder.names((devpath, dev["E"].get("MAJOR"), dev["E"].get("MINOR"))
+                                     for devpath, dev in step["exportdb"].items())
+    if not tokens:
         return step
-    text = json.dumps(step)
-    text = re.sub(r"\b(?:%s)\b" % "|".join(map(re.escape, names)), lambda m: names[m.group(0)], text)
-    if devts:
-        text = re.sub(r"(?<![\w:.])([bc]?)(%s)(?![\w:.])" % "|".join(map(re.escape, devts)),
-                      lambda m: m.group(1) + devts[m.group(2)], text)
-    out = json.loads(text)
+    out = json.loads(probeorder.rewrite(json.dumps(step), tokens, devts))
     for dev in out["exportdb"].values():
         e = dev["E"]
         key = "%s:%s" % (e.get("MAJOR"), e.get("MINOR"))
