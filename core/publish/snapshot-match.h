@@ -48,7 +48,9 @@ struct snapshot_match {
         ssize_t *old_to_new; /* per OLD device: NEW index, or -1 */
         ssize_t *new_to_old; /* per NEW device: OLD index, or -1 */
         enum match_how *how; /* per OLD device, when paired */
-        struct hashmap *old_keys, *new_keys; /* device key -> index + 1 (SIZE_MAX: not unique) */
+        /* device key -> index + 1 (SIZE_MAX: not unique); the keys are the snapshots' strings,
+         * so a match is used and cleared while both snapshots live */
+        struct hashmap *old_keys, *new_keys;
 };
 
 /* Pairs old's and new's devices. 0 or -ENOMEM; *ret is cleared with snapshot_match_clear(). */
