@@ -240,9 +240,13 @@ def fault_extra(subject):
 
 def db_entries(rep, drop=lambda word: False):
     """{devpath: sorted lines} of `udevadm info --export-db`, without the time stamps; links
-    and tags in order; lines and links for which drop() is true left out."""
+    and tags in order; lines and links for which drop() is true left out. Input and wakeup
+    numbers as * (guestreport.kernel_number_keys), in the key and in DEVPATH."""
+    blocks = "\n".join(rep["sections"].get("db", [])).split("\n\n")
+    keys = guestreport.kernel_number_keys([line[3:] for block in blocks for line in block.splitlines()
+                                           if line.startswith("P: ")])
     out = {}
-    for block in "\n".join(rep["sections"].get("db", [])).split("\n\n"):
+    for block in blocks:
         lines = [line for line in block.splitlines() if line.strip()]
         path = next((line[3:] for line in lines if line.startswith("P: ")), None)
         if not path:
@@ -257,8 +261,12 @@ def db_entries(rep, drop=lambda word: False):
                 line = key + "=" + " ".join(sorted(w for w in value.split() if not drop(w)))
             elif key in ("E: TAGS", "E: CURRENT_TAGS"):
                 line = key + "=:" + "".join(t + ":" for t in sorted(filter(None, value.split(":"))))
+            elif key == "E: DEVPATH" and keys[path] != path:
+                line = key + "=" + guestreport.KERNEL_NUMBER.sub(r"/\1*", value)
+            elif line.startswith("P: "):
+                line = "P: " + keys[path]
             keep.append(line)
-        out[path] = sorted(keep)
+        out[keys[path]] = sorted(keep)
     return out
 
 

@@ -1,6 +1,7 @@
 """The guest's report (guest/report.sh) parsed, the checks of one boot, and the comparison of
 the devman boot with the systemd-udevd boot of the same image."""
 
+import collections
 import fnmatch
 import os
 import re
@@ -70,6 +71,20 @@ def stable(rep):
         else:
             out["sections"][name] = probeorder.rewrite("\n".join(lines), tokens, devts).split("\n") if lines else []
     return out
+
+
+# The kernel numbers input devices (inputN, and their LEDs inputN::name) and wakeup sources
+# (wakeupN) in probe order, which differs between boots whatever the device manager does
+# (modules load in parallel): compared as input* and wakeup*, unless two share a parent.
+KERNEL_NUMBER = re.compile(r"/(input|wakeup)\d+(?=/|::|$)")
+
+
+def kernel_number_keys(paths):
+    """{devpath: the key two boots' databases are compared by}: KERNEL_NUMBER's numbers as *,
+    unless two devpaths would then have one key (they keep their own)."""
+    keys = {p: KERNEL_NUMBER.sub(r"/\1*", p) for p in paths}
+    count = collections.Counter(keys.values())
+    return {p: k if count[k] == 1 else p for p, k in keys.items()}
 
 
 def device_units(rep):

@@ -13,7 +13,6 @@ Exit status: 0 pass, 1 fail, 77 skip (not root, no QEMU, debootstrap not obtaina
 
 import json
 import os
-import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -48,12 +47,6 @@ class Env(distro.Env):
     make_images = staticmethod(sysvimage.make_images)
 
 
-# The kernel numbers input devices (inputN, and their LEDs inputN::name) and wakeup sources
-# (wakeupN) in probe order, which differs between boots whatever the device manager does
-# (modules load in parallel): compared as input* and wakeup*, unless two share a parent.
-KERNEL_NUMBER = re.compile(r"/(input|wakeup)\d+(?=/|::|$)")
-
-
 def db_entries(rep):
     """{device path: {KEY: value}} from `udevadm info --export-db`: the node (N), links (S),
     link priority (L), tags (G, Q), the driver (V) and the properties (E:KEY); input and wakeup
@@ -80,14 +73,12 @@ def db_entries(rep):
             if links:
                 props["S"] = links
             blocks.append((path, props))
-    keys = [KERNEL_NUMBER.sub(r"/\1*", path) for path, _ in blocks]
+    keys = guestreport.kernel_number_keys([path for path, _ in blocks])
     out = {}
-    for key, (path, props) in zip(keys, blocks):
-        if keys.count(key) > 1:  # two input devices under one parent: their own paths
-            key = path
-        elif "E:DEVPATH" in props:
-            props["E:DEVPATH"] = KERNEL_NUMBER.sub(r"/\1*", props["E:DEVPATH"])
-        out[key] = props
+    for path, props in blocks:
+        if keys[path] != path and "E:DEVPATH" in props:
+            props["E:DEVPATH"] = guestreport.KERNEL_NUMBER.sub(r"/\1*", props["E:DEVPATH"])
+        out[keys[path]] = props
     return out
 
 

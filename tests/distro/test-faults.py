@@ -102,4 +102,17 @@ diffs = f.db_differences(db_a, db_b)
 expect(len(diffs) == 1 and "/devices/b" in diffs[0] and "ID_X=2" in diffs[0],
        "database entries compared without time stamps, link and tag order: %s" % diffs)
 
+# the kernel's input numbers differ between boots: compared as input*, unless two share a parent
+KBD = "/devices/platform/i8042/serio0/input/input%d"
+
+
+def inp(*numbers):
+    return rep(db=[x for n in numbers for x in ("P: " + KBD % n, "E: DEVPATH=" + KBD % n, "E: ID_INPUT_KEY=1", "")])
+
+
+expect(f.db_differences(inp(1), inp(3)) == [], "input1 and input3 under one parent are the same device")
+diffs = f.db_differences(inp(1, 2), inp(1, 3))
+expect(len(diffs) == 2 and "input2" in diffs[0] + diffs[1] and "input3" in diffs[0] + diffs[1],
+       "two inputs under one parent keep their numbers: %s" % diffs)
+
 tap.finish()
