@@ -65,9 +65,9 @@ static ssize_t parent_index(struct hashmap *keys, const struct snapshot_parent *
 /* One side's devices, their physical chains, and per stage the look-up key of each. */
 struct side {
         const struct snapshot *s;
-        char **chains;  /* per device */
-        ssize_t *pair;  /* the match arrays of struct snapshot_match */
-        ssize_t *up;    /* per device: its nearest parent's index, or -1 */
+        char **chains; /* per device */
+        ssize_t *pair; /* the match arrays of struct snapshot_match */
+        ssize_t *up;   /* per device: its nearest parent's index, or -1 */
         bool is_new;
 };
 

@@ -397,12 +397,22 @@ static int run_compare(struct compare *c)
                         _cleanup_free_ char *devt = devt_string(n),
                                             *chain = snapshot_physical_chain(n, false);
                         enum match_how how = m.how[i];
+                        const char *what; /* what both have the same */
+                        switch (how) {
+                        case MATCH_DEVT:
+                                what = na(devt);
+                                break;
+                        case MATCH_PAIRED_PARENT:
+                        case MATCH_ONLY_CHILD:
+                        case MATCH_PARENT:
+                                what = na(chain);
+                                break;
+                        default:
+                                what = na(n->node);
+                                break;
+                        }
                         CHANGE(c, F_RENAMED, n, "renamed %s: -> %s (same %s %s)", o->key, n->key,
-                               how_names[how],
-                               how == MATCH_DEVT     ? na(devt)
-                               : how == MATCH_PARENT || how == MATCH_PAIRED_PARENT || how == MATCH_ONLY_CHILD
-                                       ? na(chain)
-                                                     : na(n->node));
+                               how_names[how], what);
                 }
                 changed |= compare_pair(c, &m, i, (size_t)m.old_to_new[i]);
                 struct class_stat *s = class_stat(c, n);

@@ -36,9 +36,17 @@ static struct snapshot *make(void (*fill)(FILE *f))
         return s;
 }
 
+/* OLD device old_key is paired with NEW device new_key, by the stage how_. */
+#define CHECK_PAIRED(o, n, m, old_key, new_key, how_)                                                       \
+        do {                                                                                                \
+                enum match_how _how = 0;                                                                    \
+                CHECK_STR(partner(o, n, m, old_key, &_how), new_key);                                       \
+                CHECK_INT(_how, how_);                                                                      \
+        } while (0)
+
 /* The snapshots two fill functions write, paired; false (and nothing to free) when one failed. */
-static bool pair_up(void (*fill_o)(FILE *f), void (*fill_n)(FILE *f), struct snapshot **o, struct snapshot **n,
-                    struct snapshot_match *m)
+static bool pair_up(void (*fill_o)(FILE *f), void (*fill_n)(FILE *f), struct snapshot **o,
+                    struct snapshot **n, struct snapshot_match *m)
 {
         *o = make(fill_o);
         *n = make(fill_n);
@@ -121,27 +129,20 @@ static void test_stages(void)
         if (!pair_up(fill_old, fill_new, &o, &n, &m))
                 return;
 
-        CHECK_STR(partner(o, n, &m, "tty/ttyS0", &how), "tty/ttyS0");
-        CHECK_INT(how, MATCH_NAME_AND_PARENT);
-        CHECK_STR(partner(o, n, &m, "tty/ttyS3", &how), "tty/ttyS8");
-        CHECK_INT(how, MATCH_DEVT);
+        CHECK_PAIRED(o, n, &m, "tty/ttyS0", "tty/ttyS0", MATCH_NAME_AND_PARENT);
+        CHECK_PAIRED(o, n, &m, "tty/ttyS3", "tty/ttyS8", MATCH_DEVT);
         /* moved to another parent, devt changed too: still itself by name */
-        CHECK_STR(partner(o, n, &m, "tty/ttyS1", &how), "tty/ttyS1");
-        CHECK_INT(how, MATCH_NAME);
+        CHECK_PAIRED(o, n, &m, "tty/ttyS1", "tty/ttyS1", MATCH_NAME);
         /* probe-order numbers: each follows its parent, the new one stays over */
-        CHECK_STR(partner(o, n, &m, "wakeup/wakeup5", &how), "wakeup/wakeup6");
-        CHECK_INT(how, MATCH_PARENT);
-        CHECK_STR(partner(o, n, &m, "wakeup/wakeup6", &how), "wakeup/wakeup7");
-        CHECK_INT(how, MATCH_PARENT);
+        CHECK_PAIRED(o, n, &m, "wakeup/wakeup5", "wakeup/wakeup6", MATCH_PARENT);
+        CHECK_PAIRED(o, n, &m, "wakeup/wakeup6", "wakeup/wakeup7", MATCH_PARENT);
         CHECK_INT(m.new_to_old[3], -1); /* the new wakeup5 */
         /* the conversion adds a class parent: the physical chain is the same */
-        CHECK_STR(partner(o, n, &m, "usb_device/usbdev1.1", &how), "usb_device/usbdev1.1");
-        CHECK_INT(how, MATCH_NAME_AND_PARENT);
+        CHECK_PAIRED(o, n, &m, "usb_device/usbdev1.1", "usb_device/usbdev1.1", MATCH_NAME_AND_PARENT);
         /* of two NEW sda, the one with the same layout */
         CHECK_INT(m.old_to_new[7], 8);
         CHECK_INT(m.new_to_old[7], -1);
-        CHECK_STR(partner(o, n, &m, "mem/kmsg", &how), "mem/kmsg2");
-        CHECK_INT(how, MATCH_NODE);
+        CHECK_PAIRED(o, n, &m, "mem/kmsg", "mem/kmsg2", MATCH_NODE);
         CHECK(partner(o, n, &m, "misc/gone", &how) == NULL);
         /* a parent shared by several devices says nothing about which is which */
         CHECK(partner(o, n, &m, "cls/a0", &how) == NULL);
@@ -235,27 +236,19 @@ static void test_paired_parents(void)
         enum match_how how = 0;
         if (!pair_up(fill_hid_old, fill_hid_new, &o, &n, &m))
                 return;
-        CHECK_STR(partner(o, n, &m, "usb/2-1:1.0", &how), "usb/2-1:1.0");
-        CHECK_INT(how, MATCH_NAME_AND_PARENT);
+        CHECK_PAIRED(o, n, &m, "usb/2-1:1.0", "usb/2-1:1.0", MATCH_NAME_AND_PARENT);
         /* the HID devices follow their interfaces, the event nodes their HID devices, although
          * a device of the same name and devt waits on the other side */
-        CHECK_STR(partner(o, n, &m, "hid/0003:0627:0001.0001", &how), "hid/0003:0627:0001.0002");
-        CHECK_INT(how, MATCH_PAIRED_PARENT);
-        CHECK_STR(partner(o, n, &m, "input/event4", &how), "input/event5");
-        CHECK_INT(how, MATCH_PAIRED_PARENT);
-        CHECK_STR(partner(o, n, &m, "input/event5", &how), "input/event4");
-        CHECK_INT(how, MATCH_PAIRED_PARENT);
+        CHECK_PAIRED(o, n, &m, "hid/0003:0627:0001.0001", "hid/0003:0627:0001.0002", MATCH_PAIRED_PARENT);
+        CHECK_PAIRED(o, n, &m, "input/event4", "input/event5", MATCH_PAIRED_PARENT);
+        CHECK_PAIRED(o, n, &m, "input/event5", "input/event4", MATCH_PAIRED_PARENT);
         /* a stem of one on each side: mouse1 stays itself */
         CHECK_STR(partner(o, n, &m, "input/mouse1", &how), "input/mouse1");
         /* each disk is the one block device of its SCSI device, each partition is its disk's "1" */
-        CHECK_STR(partner(o, n, &m, "block/sda", &how), "block/sdb");
-        CHECK_INT(how, MATCH_ONLY_CHILD);
-        CHECK_STR(partner(o, n, &m, "block/sdb", &how), "block/sda");
-        CHECK_INT(how, MATCH_ONLY_CHILD);
-        CHECK_STR(partner(o, n, &m, "block/sda1", &how), "block/sdb1");
-        CHECK_INT(how, MATCH_PAIRED_PARENT);
-        CHECK_STR(partner(o, n, &m, "block/sdb1", &how), "block/sda1");
-        CHECK_INT(how, MATCH_PAIRED_PARENT);
+        CHECK_PAIRED(o, n, &m, "block/sda", "block/sdb", MATCH_ONLY_CHILD);
+        CHECK_PAIRED(o, n, &m, "block/sdb", "block/sda", MATCH_ONLY_CHILD);
+        CHECK_PAIRED(o, n, &m, "block/sda1", "block/sdb1", MATCH_PAIRED_PARENT);
+        CHECK_PAIRED(o, n, &m, "block/sdb1", "block/sda1", MATCH_PAIRED_PARENT);
 
         /* parents equal through pairing: event4 on 2-1 is event5 on 2-1 */
         CHECK(snapshot_match_same_parents(o, n, &m, 4, 5, false));
@@ -273,8 +266,10 @@ static void test_paired_parents(void)
 static void fill_odd(FILE *f, const char *key)
 {
         stanza(f, "usb/2-1", "bus", "-", "-", NULL);
-        fprintf(f, "device %s\nfound /x\ndevpath /devices/x\nlayout bus\nsubsystem usb\ndevt -\nnode -\n"
-                   "parent bus usb usb 2-1\nend\n", key);
+        fprintf(f,
+                "device %s\nfound /x\ndevpath /devices/x\nlayout bus\nsubsystem usb\ndevt -\nnode -\n"
+                "parent bus usb usb 2-1\nend\n",
+                key);
 }
 
 static void fill_odd_old(FILE *f)
@@ -291,11 +286,9 @@ static void test_odd_keys(void)
 {
         struct snapshot *o, *n;
         struct snapshot_match m;
-        enum match_how how = 0;
         if (!pair_up(fill_odd_old, fill_odd_new, &o, &n, &m))
                 return;
-        CHECK_STR(partner(o, n, &m, "odd1", &how), "odd2");
-        CHECK_INT(how, MATCH_PAIRED_PARENT);
+        CHECK_PAIRED(o, n, &m, "odd1", "odd2", MATCH_PAIRED_PARENT);
         pair_done(o, n, &m);
 }
 
