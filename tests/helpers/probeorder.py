@@ -65,43 +65,37 @@ def rewrite(text, tokens, devts):
     return text
 
 
+def _blocks(lines):
+    """(the lines of one device, the blank line after them or None) of export-db lines."""
+    block = []
+    for line in lines:
+        if line.strip():
+            block.append(line)
+        else:
+            yield block, line
+            block = []
+    if block:
+        yield block, None
+
+
+def _field(block, prefix):
+    return next((x[len(prefix):] for x in block if x.startswith(prefix)), None)
+
+
 def export_db_devices(lines):
     """(devpath, MAJOR, MINOR) of each block of `udevadm info --export-db` lines."""
-    out, cur = [], None
-    for line in list(lines) + [""]:
-        if line.startswith("P: "):
-            cur = [line[3:], None, None]
-        elif line.startswith("E: MAJOR=") and cur:
-            cur[1] = line[len("E: MAJOR="):]
-        elif line.startswith("E: MINOR=") and cur:
-            cur[2] = line[len("E: MINOR="):]
-        elif not line.strip() and cur:
-            out.append(tuple(cur))
-            cur = None
-    return out
+    return [(_field(b, "P: "), _field(b, "E: MAJOR="), _field(b, "E: MINOR=")) for b, _ in _blocks(lines)
+            if _field(b, "P: ")]
 
 
 def rewrite_export_db(lines, tokens, devts):
     """export-db lines rewritten; a renamed device's MINOR becomes its stable name."""
-    out, major, block = [], None, []
-
-    def flush():
-        minor = next((x[len("E: MINOR="):] for x in block if x.startswith("E: MINOR=")), None)
-        new = devts.get("%s:%s" % (major, minor))
-        for x in block:
-            out.append("E: MINOR=" + new.split(":", 1)[1] if new and x.startswith("E: MINOR=") else x)
-        block.clear()
-
-    for line in lines:
-        if not line.strip():
-            flush()
-            major = None
-            out.append(line)
-            continue
-        if line.startswith("E: MAJOR="):
-            major = line[len("E: MAJOR="):]
-        block.append(line)
-    flush()
+    out = []
+    for block, blank in _blocks(lines):
+        new = devts.get("%s:%s" % (_field(block, "E: MAJOR="), _field(block, "E: MINOR=")))
+        out += ["E: MINOR=" + new.split(":", 1)[1] if new and x.startswith("E: MINOR=") else x for x in block]
+        if blank is not None:
+            out.append(blank)
     return rewrite("\n".join(out), tokens, devts).split("\n") if out else out
 
 

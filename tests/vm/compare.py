@@ -107,7 +107,9 @@ def _ifindex_names(step):
 
 # Class devices the kernel numbers from one counter in registration order: input devices, and
 # wakeup sources (one per device that can wake the system; a USB hub and an ACPI device probing
-# in parallel take 13 and 14 either way round).
+# in parallel take 13 and 14 either way round). Renamed in devpaths and database ids only, not
+# by probeorder's rewrite of the whole step: property values name inputN too (PHYS
+# "usb-0000:00:05.0-1/input0" is the USB interface's input, a stable name).
 NUMBERED_CLASSES = ("input", "wakeup")
 
 
