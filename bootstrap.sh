@@ -15,13 +15,14 @@ cd "$top"
 # Debian packages: build tools and libraries, the reference udev (oracle and libudev clients in
 # tests), valgrind, what the vm suite needs to boot a real kernel (and, for the kernels suite's
 # test module, Debian's kernel headers: the meta package follows linux-image-amd64, whose kernel
-# the vm suite boots), and s6/execline to run the s6 service files in the unit tests.
+# the vm suite boots), s6/execline to run the s6 service files in the unit tests, and strace
+# (a fixture test holds back one of the daemon's system calls).
 DEPS="meson ninja-build pkg-config gcc binutils clang libclang-rt-14-dev
 libsystemd-dev libnl-3-dev libnl-route-3-dev libevdev-dev libblkid-dev libkmod-dev
 libudev-dev udev valgrind python3 kmod util-linux e2fsprogs dosfstools fdisk
 scdoc groff-base mandoc shellcheck systemd iproute2 acl
 busybox-static qemu-system-x86 cpio zstd libinput-tools linux-headers-amd64 execline s6 time autoconf
-automake libtool gperf"
+automake libtool gperf strace"
 
 install_deps() {
     missing=""

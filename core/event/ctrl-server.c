@@ -272,15 +272,48 @@ static bool socket_alive(const struct sockaddr_un *sa, socklen_t len)
         return connect(fd, (const struct sockaddr *)sa, len) == 0 || errno == EAGAIN;
 }
 
-int ctrl_server_new(sd_event *event, const char *path, const struct ctrl_ops *ops, void *userdata,
-                    struct ctrl_server **ret)
+/* Binds fd to path, listening. Clients take the path's existence for "the daemon is ready" and
+ * connect at once, and a connect between bind() and listen() is refused (settle would then trust
+ * the queue file of a daemon that has not read its first uevent yet). So the socket is bound to
+ * a name of its own and linked to path once it listens; link() fails on an existing path as
+ * bind() does, so two daemons cannot both take it. */
+static int bind_listening(int fd, const char *path)
 {
-        struct sockaddr_un sa;
-        socklen_t salen;
+        struct sockaddr_un sa, tmp_sa;
+        socklen_t salen, tmp_salen;
+        _cleanup_free_ char *tmp = NULL;
         int r = ctrl_socket_address(path, &sa, &salen);
         if (r < 0)
                 return r;
+        if (asprintf(&tmp, "%s.%ld", path, (long)getpid()) < 0)
+                return -ENOMEM;
+        r = ctrl_socket_address(tmp, &tmp_sa, &tmp_salen);
+        if (r < 0)
+                return r;
 
+        (void)unlink(tmp); /* left by a daemon of the same pid that died */
+        mode_t old_umask = umask(0077);
+        r = bind(fd, (struct sockaddr *)&tmp_sa, tmp_salen) < 0 ? -errno : 0;
+        umask(old_umask);
+        if (r < 0)
+                return r;
+        if (listen(fd, SOMAXCONN) < 0 || link(tmp, path) < 0)
+                r = -errno;
+        if (r == -EEXIST) {
+                if (socket_alive(&sa, salen))
+                        r = -EADDRINUSE;
+                else {
+                        (void)unlink(path); /* stale, from a daemon that died */
+                        r = link(tmp, path) < 0 ? -errno : 0;
+                }
+        }
+        (void)unlink(tmp);
+        return r;
+}
+
+int ctrl_server_new(sd_event *event, const char *path, const struct ctrl_ops *ops, void *userdata,
+                    struct ctrl_server **ret)
+{
         _cleanup_(ctrl_server_freep) struct ctrl_server *s = calloc(1, sizeof(*s));
         if (!s)
                 return -ENOMEM;
@@ -295,27 +328,14 @@ int ctrl_server_new(sd_event *event, const char *path, const struct ctrl_ops *op
         int one = 1;
         if (setsockopt(s->fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0)
                 return -errno;
-
-        mode_t old_umask = umask(0077);
-        r = bind(s->fd, (struct sockaddr *)&sa, salen);
-        if (r < 0 && errno == EADDRINUSE) {
-                if (socket_alive(&sa, salen)) {
-                        umask(old_umask);
-                        return -EADDRINUSE;
-                }
-                (void)unlink(path); /* stale, from a daemon that died */
-                r = bind(s->fd, (struct sockaddr *)&sa, salen);
-        }
-        umask(old_umask);
+        int r = bind_listening(s->fd, path);
         if (r < 0)
-                return -errno;
+                return r;
         s->path = strdup(path); /* from now on, free() unlinks it */
         if (!s->path) {
                 (void)unlink(path);
                 return -ENOMEM;
         }
-        if (listen(s->fd, SOMAXCONN) < 0)
-                return -errno;
         r = sd_event_add_io(event, &s->source, s->fd, EPOLLIN, on_accept, s);
         if (r < 0)
                 return r;

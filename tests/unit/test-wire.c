@@ -3,6 +3,8 @@
  * the control server against its client over a socket in a temporary directory, the libudev
  * monitor message (build, parse back, hostile input), devmanadm monitor's filter and printer. */
 #include <arpa/inet.h>
+#include <dirent.h>
+#include <sys/un.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 
@@ -127,6 +129,19 @@ static int run_until_exit(sd_event *e, pid_t pid)
         return -1;
 }
 
+/* entries of dir other than . and .. */
+static int dir_entry_count(const char *dir)
+{
+        DIR *d = opendir(dir);
+        int n = 0;
+        if (!d)
+                return -errno;
+        for (struct dirent *de; (de = readdir(d));)
+                n += strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0;
+        closedir(d);
+        return n;
+}
+
 static void test_ctrl_server(void)
 {
         char *dir = test_tmpdir_new("ctrl");
@@ -140,6 +155,9 @@ static void test_ctrl_server(void)
         /* a second server on a live socket is refused */
         struct ctrl_server *s2 = NULL;
         CHECK_INT(ctrl_server_new(e, path, &ops, &c, &s2), -EADDRINUSE);
+        /* the socket is bound under a name of its own and linked to path once it listens
+         * (tests/fixture/control-ready.py): no such name is left behind */
+        CHECK_INT(dir_entry_count(dir), 1);
 
         pid_t pid = fork();
         if (pid == 0) {
@@ -326,6 +344,21 @@ static void test_ctrl_wait_idle(void)
         CHECK(still_waiting(e, pid));
         s = ctrl_server_free(s);
         CHECK_INT(run_until_exit(e, pid), 10);
+
+        /* the socket file of a daemon that died (bound, nobody listening) is taken over */
+        struct sockaddr_un sa;
+        socklen_t salen;
+        CHECK_INT(ctrl_socket_address(path, &sa, &salen), 0);
+        int dead = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+        CHECK(dead >= 0 && bind(dead, (struct sockaddr *)&sa, salen) == 0);
+        close(dead);
+        CHECK_INT(ctrl_server_new(e, path, &ops, &c, &s), 0);
+        CHECK_INT(dir_entry_count(dir), 1);
+        int cfd = ctrl_client_connect(path);
+        CHECK(cfd >= 0);
+        close(cfd);
+        s = ctrl_server_free(s);
+        CHECK_INT(dir_entry_count(dir), 0);
 
         sd_event_unref(e);
         test_tmpdir_remove(dir);
