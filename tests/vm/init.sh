@@ -7,8 +7,6 @@
 #   vmtest.dev=devtmpfs|tmpfs      what to mount on /dev (tmpfs starts EMPTY)
 #   vmtest.start=rcs               devman only: start and coldplug through the installed rcS
 #                                  snippet (/usr/share/devman/devman.rcS), as busybox init would
-#   vmtest.nopcihotplug=1          skip the virtio disk hot-plug steps (a kernel without ACPI
-#                                  PCI hot-plug, suite kernels)
 #   vmtest.snapshot=1              devman only (suite kernels): after coldplug, report
 #                                  `devmanadm snapshot` and `devmanadm classes`, and when the
 #                                  initramfs holds /vmtest/old.snap (another kernel's snapshot)
@@ -29,14 +27,12 @@ manager=udevd
 devfs=devtmpfs
 preload=0
 snapshot=0
-pcihotplug=1
 start=init.sh
 # shellcheck disable=SC2013 # the command line is one line of words
 for arg in $(cat /proc/cmdline); do
     case "$arg" in
     vmtest.preload=1) preload=1 ;;
     vmtest.snapshot=1) snapshot=1 ;;
-    vmtest.nopcihotplug=1) pcihotplug=0 ;;
     vmtest.manager=*) manager=${arg#vmtest.manager=} ;;
     vmtest.dev=*) devfs=${arg#vmtest.dev=} ;;
     vmtest.start=rcs) start=devman.rcS ;;
@@ -106,10 +102,8 @@ if [ "$snapshot" = 1 ] && [ "$manager" = devman ]; then
     } >&4
 fi
 
-if [ "$pcihotplug" = 1 ]; then
-    step disk-add blocks_settled 2 1
-    step disk-remove blocks_settled 1 1
-fi
+step disk-add blocks_settled 2 1
+step disk-remove blocks_settled 1 1
 
 step usb-add blocks_settled 1 2
 step usb-remove blocks_settled 1 1

@@ -6,21 +6,25 @@ partitions and a `device` link, and /sys/class/block does not exist; booted with
 kernel has the unified layout. The two boots of one kernel differ in the layout and in nothing
 else, so that comparing what devman makes of them tests devman's handling of the old layout.
 
-The configuration is small so that the build takes minutes rather than hours on a shared
-machine: x86_64_defconfig, the drivers of the VM's hardware built in (virtio, AHCI, PIIX IDE,
-xHCI/EHCI, usb-storage/uas, HID, usb-serial/ftdi, e1000, 8250, uinput, evdev, pcspkr, ext4,
-vfat), and the big subsystems the VM does not use switched off (DRM, sound, wireless,
-netfilter, NFS, SELinux, tracing). Modules the vm initramfs lists and this kernel lacks are left
-out of its initramfs (initramfs.build's kernel.partial).
+The configuration is Debian's own (the config-* of linux-image-amd64, the kernel the vm suite
+boots) with two changes, so that "devman on the legacy layout gives the same /dev and database
+as on Debian's kernel" compares layouts and not configurations:
+- the layout switch (SYSFS_DEPRECATED) and what a build outside Debian's packaging cannot
+  have or does not need (Debian's signing key: the build signs the modules with a key of its
+  own; BTF and debug information, which no device sees);
+- `make localmodconfig` with the modules the vm initramfs carries (initramfs.MODULES and
+  their dependencies): every built-in driver of Debian's kernel stays built in, every module
+  the guest can load stays a module, and the thousands of modules no guest loads are not built.
 
 The result is an unpacked tree like kernel.obtain()'s (boot/vmlinuz-*, lib/modules/*) cached in
 $DEVMAN_KERNEL_CACHE (default /var/cache/devman-kernels, else the build dir), keyed by the source
-package version and this file's configuration. One command (re)builds it:
+package version, Debian's configuration, the module list and CHANGES. One command (re)builds it
+(about 25 minutes on two shared cores):
 
     python3 tests/vm/legacykernel.py build [--force]
 
 It installs what it needs with apt-get when missing (root): linux-source-6.1 flex bison bc
-libelf-dev libssl-dev. The build runs `nice -n 10 make -j2` (the machine is shared).
+libelf-dev libssl-dev openssl. The build runs `nice -n 10 make -j2` (the machine is shared).
 """
 
 import hashlib
@@ -32,41 +36,30 @@ import tarfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import initramfs  # noqa: E402
 import kernel  # noqa: E402
 
 SOURCE_PACKAGE = "linux-source-6.1"
 BUILD_DEPS = [SOURCE_PACKAGE, "flex", "bison", "bc", "libelf-dev", "libssl-dev", "xz-utils",
-              "kmod", "cpio", "rsync", "gcc", "make"]
+              "kmod", "cpio", "rsync", "gcc", "make", "openssl"]
 LOCALVERSION = "-sysfsdep"
 
-ENABLE = [
+# scripts/config arguments applied to Debian's configuration before olddefconfig
+CHANGES = [
     # the layout switch: the boot parameter sysfs.deprecated=1 selects the legacy layout
-    "SYSFS_DEPRECATED",
-    # the VM's hardware (tests/vm/qemu.py) and what init.sh and the managers use
-    "VIRTIO_MENU", "VIRTIO_PCI", "VIRTIO_BLK", "VIRTIO_NET", "VIRTIO_CONSOLE",
-    "ATA", "SATA_AHCI", "ATA_PIIX", "ATA_GENERIC", "SCSI", "BLK_DEV_SD", "BLK_DEV_SR",
-    "CHR_DEV_SG", "BLK_DEV_BSG", "USB_SUPPORT", "USB", "USB_XHCI_HCD", "USB_XHCI_PCI",
-    "USB_EHCI_HCD", "USB_EHCI_PCI", "USB_STORAGE", "USB_UAS", "HID", "HID_GENERIC", "USB_HID",
-    "HIDRAW", "USB_SERIAL", "USB_SERIAL_FTDI_SIO", "NETDEVICES", "ETHERNET", "NET_VENDOR_INTEL",
-    "E1000", "INPUT_EVDEV", "INPUT_MISC", "INPUT_UINPUT", "INPUT_PCSPKR", "INPUT_JOYDEV",
-    "MOUSE_PS2", "SERIO_RAW", "SERIAL_8250", "SERIAL_8250_CONSOLE", "SERIAL_8250_PNP",
-    "RTC_CLASS", "RTC_DRV_CMOS", "I2C", "I2C_PIIX4", "FW_CFG_SYSFS", "ACPI_BUTTON",
-    "DEVTMPFS", "BLK_DEV_INITRD", "TMPFS", "UNIX", "INOTIFY_USER", "SIGNALFD", "TIMERFD",
-    "EPOLL", "EVENTFD", "FHANDLE", "EXT4_FS", "VFAT_FS", "MSDOS_FS", "NLS_CODEPAGE_437",
-    "NLS_ISO8859_1", "NLS_UTF8", "PARTITION_ADVANCED", "MSDOS_PARTITION", "EFI_PARTITION",
+    "--enable", "SYSFS_DEPRECATED", "--disable", "SYSFS_DEPRECATED_V2",
+    "--set-str", "LOCALVERSION", LOCALVERSION, "--disable", "LOCALVERSION_AUTO",
+    # Debian's signing keys are not in the source package: the modules are signed with a key
+    # the build makes (the lockdown LSM selects MODULE_SIG, as in Debian's kernel)
+    "--enable", "MODULE_SIG_ALL", "--set-str", "MODULE_SIG_KEY", "certs/signing_key.pem",
+    "--set-str", "SYSTEM_TRUSTED_KEYS", "", "--set-str", "SYSTEM_REVOCATION_KEYS", "",
+    # debug information and BTF: most of the build's time, and no device sees them
+    "--disable", "DEBUG_INFO", "--enable", "DEBUG_INFO_NONE",
+    "--disable", "DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT", "--disable", "DEBUG_INFO_BTF",
 ]
-DISABLE = [
-    "SYSFS_DEPRECATED_V2",  # the layout is the boot parameter's choice
-    "DEVTMPFS_MOUNT",  # init.sh mounts /dev itself (tmpfs or devtmpfs)
-    # no device of the VM needs these; they are most of defconfig's build time
-    "DRM", "SOUND", "WLAN", "WIRELESS", "CFG80211", "MAC80211", "RFKILL", "NETFILTER",
-    "NFS_FS", "ROOT_NFS", "NETWORK_FILESYSTEMS", "IPV6", "NET_SCHED", "SECURITY_SELINUX",
-    "AUDIT", "KPROBES", "FTRACE", "PROFILING", "PCCARD", "AGP", "HIBERNATION", "MODULE_SIG",
-    "DEBUG_INFO", "DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT", "LOCALVERSION_AUTO", "HAMRADIO",
-    "BT", "NET_VENDOR_BROADCOM", "NET_VENDOR_REALTEK", "NET_VENDOR_NVIDIA", "NET_VENDOR_MARVELL",
-]
-LOCALVERSION = "-sysfsdep"
-
+# what the configuration must hold after localmodconfig (name -> "y" or None for unset)
+REQUIRED = {"SYSFS_DEPRECATED": "y", "SYSFS_DEPRECATED_V2": None, "MODULE_SIG_ALL": "y",
+            "DEBUG_INFO_BTF": None, "HOTPLUG_PCI_ACPI": "y"}
 
 def log(msg):
     print("legacykernel: " + msg, file=sys.stderr, flush=True)
@@ -107,10 +100,24 @@ def source_tarball():
     return path
 
 
-def build_key():
+class Base:
+    """What the build starts from: Debian's kernel (kernel.Kernel) the vm suite boots, its
+    configuration, and the modules its initramfs carries (names as in modules.dep)."""
+
+    def __init__(self, debian):
+        self.debian = debian
+        with open(os.path.join(debian.root, "boot", "config-" + debian.version)) as f:
+            self.config = f.read()
+        deps = initramfs.parse_modules_dep(debian.moddir)
+        paths = set(initramfs.module_closure(debian.moddir, initramfs.MODULES))
+        self.modules = sorted(name for name, (path, _) in deps.items() if path in paths)
+
+
+def build_key(base):
     h = hashlib.sha256()
     h.update(source_version().encode() + b"\0")
-    h.update(repr((ENABLE, DISABLE, LOCALVERSION)).encode())
+    h.update(base.config.encode() + b"\0")
+    h.update(repr((base.modules, CHANGES, REQUIRED, LOCALVERSION)).encode())
     return h.hexdigest()[:16]
 
 
@@ -118,34 +125,52 @@ def _make(src, *targets, logf, extra_env=None):
     env = dict(os.environ, **(extra_env or {}))
     cmd = ["nice", "-n", "10", "make", "-C", src, "-j2"] + list(targets)
     log(" ".join(cmd))
-    p = subprocess.run(cmd, stdout=logf, stderr=subprocess.STDOUT, env=env)
+    p = subprocess.run(cmd, stdout=logf, stderr=subprocess.STDOUT, env=env, stdin=subprocess.DEVNULL)
     if p.returncode != 0:
         raise RuntimeError("%s failed (%d), see %s" % (" ".join(cmd), p.returncode, logf.name))
 
 
-def configure(src, logf):
-    _make(src, "x86_64_defconfig", logf=logf)
-    cfg = [os.path.join(src, "scripts", "config"), "--file", os.path.join(src, ".config"),
-           "--set-str", "LOCALVERSION", LOCALVERSION, "--enable", "DEBUG_INFO_NONE"]
-    for name in ENABLE:
-        cfg += ["--enable", name]
-    for name in DISABLE:
-        cfg += ["--disable", name]
-    p = _run(cfg)
+def read_config(path):
+    """name -> value of every set option of a .config (without CONFIG_)."""
+    out = {}
+    with open(path) as f:
+        for line in f:
+            if line.startswith("CONFIG_"):
+                name, _, value = line.rstrip("\n").partition("=")
+                out[name[len("CONFIG_"):]] = value
+    return out
+
+
+def configure(src, base, work, logf):
+    config = os.path.join(src, ".config")
+    with open(config, "w") as f:
+        f.write(base.config)
+    p = _run([os.path.join(src, "scripts", "config"), "--file", config] + CHANGES)
     if p.returncode != 0:
         raise RuntimeError("scripts/config: %s" % p.stdout)
     _make(src, "olddefconfig", logf=logf)
-    with open(os.path.join(src, ".config")) as f:
-        have = set(line.split("=", 1)[0][len("CONFIG_"):] for line in f
-                   if line.startswith("CONFIG_") and line.rstrip().endswith("=y"))
-    lost = [n for n in ENABLE if n not in have] + [n for n in DISABLE if n in have]
-    if lost:
-        raise RuntimeError("olddefconfig did not keep %s (dependencies?)" % lost)
+    # localmodconfig reads lsmod's format: a header line, then a module name per line
+    lsmod = os.path.join(work, "lsmod")
+    with open(lsmod, "w") as f:
+        f.write("Module Size Used by\n" + "".join("%s 0 0\n" % m for m in base.modules))
+    _make(src, "localmodconfig", logf=logf, extra_env={"LSMOD": lsmod})
+    have = read_config(config)
+    wrong = {n: have.get(n) for n, want in REQUIRED.items() if have.get(n) != want}
+    if wrong:
+        raise RuntimeError("the configuration did not keep %s" % wrong)
 
 
-def build(cache, force=False):
+def check_modules(base, moddir):
+    """Every module of Debian's kernel the guest can load is here too, as a module."""
+    deps = initramfs.parse_modules_dep(moddir)
+    missing = [m for m in base.modules if m not in deps]
+    if missing:
+        raise RuntimeError("localmodconfig left out modules the guest loads: %s" % missing)
+
+
+def build(cache, base, force=False):
     """Returns the cached Kernel, building it when missing (or force)."""
-    key = build_key()
+    key = build_key(base)
     root = os.path.join(cache, "sysfsdep-" + key)
     with kernel.locked(cache, "build.lock"):
         if os.path.exists(os.path.join(root, ".complete")) and not force:
@@ -172,12 +197,13 @@ def build(cache, force=False):
                     t.extractall(work)
                 with open(os.path.join(src, ".source-version"), "w") as f:
                     f.write(source_version() + "\n")
-            configure(src, logf)
+            configure(src, base, work, logf)
             _make(src, "bzImage", "modules", logf=logf)
             stage = os.path.join(work, "root")
             _make(src, "modules_install", logf=logf,
                   extra_env={"INSTALL_MOD_PATH": stage, "INSTALL_MOD_STRIP": "1"})
             release = _run(["make", "-s", "-C", src, "kernelrelease"]).stdout.strip()
+            check_modules(base, os.path.join(stage, "lib", "modules", release))
             os.makedirs(os.path.join(stage, "boot"))
             shutil.copy(os.path.join(src, "arch", "x86", "boot", "bzImage"),
                         os.path.join(stage, "boot", "vmlinuz-" + release))
@@ -201,9 +227,10 @@ def build(cache, force=False):
 
 
 def obtain(build_root, force=False):
-    k = build(cache_dir(build_root), force)
-    k.partial = True  # not every module of initramfs.MODULES exists here
-    return k
+    """The legacy-layout kernel built from Debian's kernel (kernel.obtain(), downloaded when
+    missing) the vm suite boots."""
+    base = Base(kernel.obtain(kernel.cache_dir(build_root)))
+    return build(cache_dir(build_root), base, force)
 
 
 def main(argv):
@@ -214,7 +241,7 @@ def main(argv):
                                 os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "build"))
     try:
         if argv[1] == "key":
-            print(build_key())
+            print(build_key(Base(kernel.obtain(kernel.cache_dir(build_root)))))
             return 0
         k = obtain(build_root, force="--force" in argv[2:])
     except kernel.Unavailable as e:

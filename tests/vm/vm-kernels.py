@@ -2,15 +2,19 @@
 """Issue 29, parts 2 and 3 (suite kernels): the same VM hardware under two kernels, devman in
 both guests (init.sh's whole scenario on an empty tmpfs /dev, vmtest.snapshot=1).
 
-  vm-kernels.py legacy     Debian's 6.1 built from linux-source-6.1 with CONFIG_SYSFS_DEPRECATED
-                           (legacykernel.py, built and cached when missing), booted twice:
-                           OLD with sysfs.deprecated=1 (the legacy block layout), NEW without:
-                           - OLD really has the old layout (/block/... devpaths), NEW does not;
-                           - /dev and the database are the same at every step of init.sh's
-                             scenario (the block devices' devpaths mapped, nothing else);
+  vm-kernels.py legacy     Debian's 6.1 built from linux-source-6.1 with Debian's configuration
+                           and CONFIG_SYSFS_DEPRECATED (legacykernel.py, built and cached when
+                           missing), booted twice: OLD with sysfs.deprecated=1 (the legacy block
+                           layout), NEW without; and DEBIAN, Debian's packaged kernel:
+                           - OLD really has the old layout (/block/... devpaths), NEW and
+                             DEBIAN do not;
+                           - /dev and the database of OLD are the same as DEBIAN's, and as
+                             NEW's, at every step of init.sh's scenario (the block devices'
+                             devpaths mapped, nothing else);
                            - `devmanadm classes` calls block legacy on OLD, converted on NEW;
-                           - OLD's snapshot compared on NEW exits 0, with block's devices
-                             listed as converted.
+                           - OLD's snapshot compared on NEW (in the guest and on the host) and
+                             with DEBIAN's snapshot (on the host) exits 0, with block's
+                             devices listed as converted.
   vm-kernels.py backports  OLD = Debian 12's kernel, NEW = bookworm-backports' linux-image-amd64
                            (backports.py): every line `devmanadm compare` reports is explained
                            below (EXPLAINED) and checked against the two snapshots, and an
@@ -22,6 +26,7 @@ The OLD boot runs first; its snapshot goes into NEW's initramfs (/vmtest/old.sna
 snapshot files as well; both reports must agree. Results (reports, consoles, snapshots, compare
 output) are kept in build/tests/vm/results/kernels-MODE/. Exit 0 pass, 1 fail, 77 skip."""
 
+import json
 import os
 import re
 import signal
@@ -121,47 +126,52 @@ def run_compare(env, old_path, new_path):
 
 # ---- boots ----------------------------------------------------------------------------------
 
-def boot_pair(env, check, old_k, new_k, keep, old_append="", new_append="", skip_steps=(),
-              scenario=True):
-    """OLD, then NEW with OLD's snapshot inside. -> (old report, new report) or None.
-    DEVMAN_VM_REUSE=1 evaluates the last boots' reports (KEEP/old.json, new.json) again."""
+def boot_one(env, check, label, k, keep, append="", extra=(), allowed=None):
+    """One devman boot on an empty tmpfs /dev with init.sh's scenario. -> report or None.
+    allowed(report, remark): scenario remarks this boot gives by itself (counted, not failed).
+    DEVMAN_VM_REUSE=1 evaluates the last boot's report (KEEP/LABEL.json) again."""
+    saved = os.path.join(keep, label + ".json")
+    if os.environ.get("DEVMAN_VM_REUSE") == "1" and os.path.exists(saved):
+        log("re-evaluating %s (kernel %s)" % (saved, k.version))
+        r = report.load(saved)
+    else:
+        log("booting %s: kernel %s" % (label, k.version))
+        r = vmtest.boot(env, "devman", "tmpfs", os.path.join(keep, label), kernel=k,
+                        append_extra=APPEND + append, extra_files=list(extra))
+        report.save(r, saved)
+    failed = report.boot_failed(r)
+    if not check(failed is None, "%s boot (%s, %s) completed%s" % (
+            label, k.version, r.get("accel"), ": " + failed if failed else "")):
+        return None
+    check(not r["warnings"], "%s boot: no guest warnings %s" % (label, r["warnings"]))
+    problems = checks.scenario(r, devtmpfs=False)
+    if allowed:
+        n = len(problems)
+        problems = [p for p in problems if not allowed(r, p)]
+        check(n > len(problems), "%s boot: %d scenario remarks of the kind expected here" % (label, n - len(problems)))
+    check(not problems, "%s boot: init.sh's scenario checks pass %s" % (label, problems[:20]))
+    snap = os.path.join(keep, label + ".snap")
+    text = r["files"].get("snapshot", "")
+    check(r["rc"].get("snapshot") == 0 and text.startswith("devman-snapshot 1"),
+          "%s boot: devmanadm snapshot (exit %s, %d bytes)" % (label, r["rc"].get("snapshot"), len(text)))
+    with open(snap, "w") as f:
+        f.write(text)
+    for name in ("classes", "compare", "classes-compare"):
+        if name in r["files"]:
+            with open(os.path.join(keep, "%s.%s" % (label, name)), "w") as f:
+                f.write(r["files"][name])
+    return r
+
+
+def boot_pair(env, check, old_k, new_k, keep, old_append="", new_append="", old_allowed=None):
+    """OLD, then NEW with OLD's snapshot inside. -> (old report, new report) or None."""
     os.makedirs(keep, exist_ok=True)
-    reports = []
-    extra = []
-    for label, k, more in (("old", old_k, old_append), ("new", new_k, new_append)):
-        saved = os.path.join(keep, label + ".json")
-        if os.environ.get("DEVMAN_VM_REUSE") == "1" and os.path.exists(saved):
-            log("re-evaluating %s (kernel %s)" % (saved, k.version))
-            r = report.load(saved)
-        else:
-            log("booting %s: kernel %s" % (label, k.version))
-            r = vmtest.boot(env, "devman", "tmpfs", os.path.join(keep, label), kernel=k,
-                            append_extra=APPEND + more, extra_files=extra)
-            report.save(r, saved)
-        failed = report.boot_failed(r)
-        if not check(failed is None, "%s boot (%s, %s) completed%s" % (
-                label, k.version, r.get("accel"), ": " + failed if failed else "")):
-            return None
-        check(not r["warnings"], "%s boot: no guest warnings %s" % (label, r["warnings"]))
-        problems = [p for p in checks.scenario(r, devtmpfs=False)
-                    if p not in ["%s: step missing from the report" % n for n in skip_steps]]
-        if scenario:
-            check(not problems, "%s boot: init.sh's scenario checks pass %s" % (label, problems[:20]))
-        else:  # they know Debian's kernel (its modules and majors), not a self-built one
-            log("%s boot: %d scenario remarks (not checked on this kernel)" % (label, len(problems)))
-        snap = os.path.join(keep, label + ".snap")
-        text = r["files"].get("snapshot", "")
-        check(r["rc"].get("snapshot") == 0 and text.startswith("devman-snapshot 1"),
-              "%s boot: devmanadm snapshot (exit %s, %d bytes)" % (label, r["rc"].get("snapshot"), len(text)))
-        with open(snap, "w") as f:
-            f.write(text)
-        for name in ("classes", "compare", "classes-compare"):
-            if name in r["files"]:
-                with open(os.path.join(keep, "%s.%s" % (label, name)), "w") as f:
-                    f.write(r["files"][name])
-        extra = [(snap, "vmtest/old.snap")]
-        reports.append(r)
-    return reports
+    old = boot_one(env, check, "old", old_k, keep, old_append, (), old_allowed)
+    if old is None:
+        return None
+    new = boot_one(env, check, "new", new_k, keep, new_append,
+                   [(os.path.join(keep, "old.snap"), "vmtest/old.snap")])
+    return (old, new) if new is not None else None
 
 
 def classes_table(text):
@@ -245,52 +255,54 @@ def db_diskseq_names(step):
     return names
 
 
-def part2(env, check, keep):
-    # diskseq numbers are named after their disks; the legacy step's export-db has no disks
-    exportdb_names = compare._diskseq_names
-    compare._diskseq_names = lambda step: {**db_diskseq_names(step), **exportdb_names(step)}
-    k = legacykernel.obtain(env.build)
-    log("kernel %s built from %s with CONFIG_SYSFS_DEPRECATED (%s)" % (
-        k.version, legacykernel.SOURCE_PACKAGE, k.root))
-    # the disk hot-plug steps need ACPI PCI hot-plug, which the small configuration may lack
-    with open(os.path.join(k.root, "boot", "config-" + k.version)) as f:
-        pci_hotplug = "CONFIG_HOTPLUG_PCI_ACPI=y\n" in f.read()
-    skip = "" if pci_hotplug else " vmtest.nopcihotplug=1"
-    if skip:
-        log("the kernel has no CONFIG_HOTPLUG_PCI_ACPI: the virtio disk hot-plug steps are left out")
-    pair = boot_pair(env, check, k, k, keep, old_append=" sysfs.deprecated=1" + skip,
-                     new_append=skip, skip_steps=() if pci_hotplug else ("disk-add", "disk-remove"),
-                     scenario=False)
-    if not pair:
-        return
-    old, new = pair
+def libudev_blind(r, remark):
+    """A scenario remark the legacy layout gives by itself: libudev (udevadm) enumerates no
+    block device there, so it finds no device for a block node."""
+    m = re.fullmatch(r"(\S+): (?:(/dev/\S+) \(b \d+:\d+\) belongs to no device|"
+                     r"udevadm lists no device (/dev/\S+))", remark)
+    node = m and r["steps"].get(m.group(1), {}).get("dev", {}).get(m.group(2) or m.group(3))
+    return bool(node) and node["type"] == "b"
 
-    # sysfs.deprecated=1 really gives the old layout: every block device's devpath is /block/...
-    # (snapshot), without it none is.
-    for label, r, legacy in (("legacy", old, True), ("unified", new, False)):
-        snap = parse_snapshot(r["files"].get("snapshot", ""))
-        paths = sorted(rec["devpath"][0] for k, recs in snap.items() if k.startswith("block/")
-                       for rec in recs)
-        top = [p for p in paths if p.startswith("/block/")]
-        check(len(paths) >= 5 and (len(top) == len(paths) if legacy else not top),
-              "%s layout: %d block devices, %d of them in /block/ %s" % (label, len(paths), len(top), paths))
 
-    # /dev and the database: the same at every step, once the block devpaths are mapped.
+def with_release(value, release, ref_release):
+    """value with the kernel's release name (and its udev encodings) as REF's kernel's."""
+    return value.replace(release, ref_release) if release != ref_release else value
+
+
+def renamed_release(step, release, ref_release):
+    """The step with the self-built kernel's release name replaced by the reference kernel's
+    wherever a value holds it -> (step, number of values changed). The kernel puts its release
+    into the manufacturer string of a USB root hub ("Linux 6.1.N-sysfsdep xhci-hcd"), which
+    udev's usb_id turns into ID_VENDOR, ID_SERIAL and their forms."""
+    text = json.dumps(step)
+    n = text.count(release)
+    return (json.loads(with_release(text, release, ref_release)), n)
+
+
+def same_dev_and_db(check, legacy, ref, ref_label, release=None, ref_release=None):
+    """/dev and the database of the LEGACY boot against REF's, at every step, once the block
+    devpaths are mapped (and the kernel's release name, for another kernel's boot)."""
     total = blind_total = 0
-    for step in [s for s in new["steps"] if s != "before"]:
-        if not check(step in old["steps"], "legacy boot has step %s" % step):
+    for step in [s for s in ref["steps"] if s != "before"]:
+        if not check(step in legacy["steps"], "legacy boot has step %s" % step):
             continue
-        mapped_step, n, unmapped = map_legacy_step(old["steps"][step], new["steps"][step])
+        legacy_step = legacy["steps"][step]
+        if release:
+            legacy_step, n_release = renamed_release(legacy_step, release, ref_release)
+            check(n_release > 0, "%s: the release name %s is in %d values (USB root hubs), read "
+                  "as %s" % (step, release, n_release, ref_release))
+        mapped_step, n, unmapped = map_legacy_step(legacy_step, ref["steps"][step])
         total += n
-        check(not unmapped, "%s: every legacy block devpath has a unified twin %s" % (step, unmapped))
-        diffs = compare.compare_step(step, new["steps"][step], mapped_step)
+        check(not unmapped, "%s: every legacy block devpath has a twin on %s %s" % (
+            step, ref_label, unmapped))
+        diffs = compare.compare_step(step, ref["steps"][step], mapped_step)
         # libudev (systemd 252's udevadm info --export-db) enumerates /sys/bus and /sys/class
         # only: on the legacy layout it does not see the disks in /sys/block at all. That is
         # the libudev view, not devman's database (compared above as files): it must lack
         # exactly the block devices and nothing else.
         blind = sorted(d.subject for d in diffs if d.kind == "device" and
                        block_suffix(d.subject) is not None and d.detail == "only in the reference")
-        want_blind = sorted(p for p in new["steps"][step]["exportdb"] if block_suffix(p) is not None)
+        want_blind = sorted(p for p in ref["steps"][step]["exportdb"] if block_suffix(p) is not None)
         check(blind == want_blind, "%s: libudev's export-db lacks exactly the %d block devices on "
               "the legacy layout (%d)" % (step, len(want_blind), len(blind)))
         blind_total += len(blind)
@@ -298,10 +310,43 @@ def part2(env, check, keep):
         for d in diffs[:100]:
             log("    differs: %s" % d)
         check(not diffs, "%s: /dev, links, database files, tags, other devices' properties, "
-              "libinput, modules, net the same on both layouts (%d differences; %d block devpaths "
-              "mapped)" % (step, len(diffs), n))
-    check(total + blind_total > 0, "block devices compared: %d mapped devpaths, %d seen only in "
-          "the database files" % (total, blind_total))
+              "libinput, modules, net the same on the legacy layout as on %s (%d differences; "
+              "%d block devpaths mapped)" % (step, ref_label, len(diffs), n))
+    check(total + blind_total > 0, "block devices compared with %s: %d mapped devpaths, %d seen "
+          "only in the database files" % (ref_label, total, blind_total))
+
+
+def part2(env, check, keep):
+    # diskseq numbers are named after their disks; the legacy step's export-db has no disks
+    exportdb_names = compare._diskseq_names
+    compare._diskseq_names = lambda step: {**db_diskseq_names(step), **exportdb_names(step)}
+    k = legacykernel.obtain(env.build)
+    log("kernel %s built from %s with CONFIG_SYSFS_DEPRECATED and Debian's %s configuration (%s)"
+        % (k.version, legacykernel.SOURCE_PACKAGE, env.kernel.version, k.root))
+    pair = boot_pair(env, check, k, k, keep, old_append=" sysfs.deprecated=1", old_allowed=libudev_blind)
+    if not pair:
+        return
+    old, new = pair
+    # the reference: Debian's own kernel on the same hardware, the same scenario
+    debian = boot_one(env, check, "debian", env.kernel, keep)
+    if not debian:
+        return
+
+    # sysfs.deprecated=1 really gives the old layout: every block device's devpath is /block/...
+    # (snapshot), without it none is.
+    for label, r, legacy in (("legacy", old, True), ("unified", new, False), ("Debian's", debian, False)):
+        snap = parse_snapshot(r["files"].get("snapshot", ""))
+        paths = sorted(rec["devpath"][0] for k, recs in snap.items() if k.startswith("block/")
+                       for rec in recs)
+        top = [p for p in paths if p.startswith("/block/")]
+        check(len(paths) >= 5 and (len(top) == len(paths) if legacy else not top),
+              "%s layout: %d block devices, %d of them in /block/ %s" % (label, len(paths), len(top), paths))
+
+    # /dev and the database: the same as on Debian's kernel, and as the same kernel's unified
+    # layout, at every step once the block devpaths are mapped.
+    same_dev_and_db(check, old, debian, "Debian's kernel %s" % env.kernel.version, k.version,
+                    env.kernel.version)
+    same_dev_and_db(check, old, new, "the same kernel's unified layout")
 
     # devmanadm classes
     for label, r, want in (("legacy", old, "legacy"), ("unified", new, "converted")):
@@ -319,21 +364,49 @@ def part2(env, check, keep):
     check(m is not None and re.fullmatch(r"legacy 0/\d+/0\s+converted \d+/0/0", m.group(1).strip()),
           "classes --compare: block was legacy, is converted (%s)" % (m.group(1) if m else None))
 
-    # The legacy layout's snapshot compared on the unified one
+    # The legacy layout's snapshot compared on the unified one (in the guest and on the host),
+    # and with Debian's kernel's (on the host, file against file)
     rc, text = guest_and_host_compare(env, check, new, keep)
+    layout_verdict(check, rc, text, new, "the same kernel's unified layout", k.version, k.version)
+    rc, text = run_compare(env, os.path.join(keep, "old.snap"), os.path.join(keep, "debian.snap"))
+    with open(os.path.join(keep, "debian.compare"), "w") as f:
+        f.write(text)
+    show("devmanadm compare --verbose old.snap debian.snap (host)", rc, text)
+    layout_verdict(check, rc, text, debian, "Debian's kernel %s" % env.kernel.version, k.version,
+                   env.kernel.version)
+
+
+def release_only(field, key, detail, release, ref_release):
+    """Whether a reported line is a USB root hub's property that changed by the kernel's
+    release name only."""
+    old, arrow, new = detail.partition(" -> ")
+    return (field == "props" and re.fullmatch(r"usb/usb\d+", key) is not None and arrow != "" and
+            release != ref_release and with_release(old, release, ref_release) == old.split("=", 1)[0] + "=" + new)
+
+
+def layout_verdict(check, rc, text, ref, ref_label, release, ref_release):
+    """compare's report of the legacy snapshot against REF's: exit 0 (or 1 for probe order and
+    the kernel's release name only), every block device listed as converted and nothing else
+    changed."""
     items = ITEM.findall(text)
     # the USB keyboard and tablet may have probed the other way round in one of the two boots
-    others = [i for i in items if not probe_order(*i)]
+    by_release = [i for i in items if release_only(*i, release, ref_release)]
+    others = [i for i in items if not probe_order(*i) and i not in by_release]
+    if release != ref_release:
+        check(by_release, "compare with %s: the USB root hubs' properties that hold the kernel's "
+              "release name are reported (%d lines)" % (ref_label, len(by_release)))
     check(rc == (1 if items else 0) and not others,
-          "compare exits %d, nothing userspace-visible changed but probe order (%s)" % (rc, items))
+          "compare with %s exits %d, nothing userspace-visible changed but probe order and the "
+          "release name (%s)" % (ref_label, rc, others))
     conv = re.search(r"^block: (\d+) devices converted, nothing visible changed$", text, re.M)
-    n_block = sum(1 for k in parse_snapshot(new["files"]["snapshot"]) if k.startswith("block/"))
+    n_block = sum(1 for k in parse_snapshot(ref["files"]["snapshot"]) if k.startswith("block/"))
     check(conv is not None and int(conv.group(1)) == n_block,
-          "the verdict lists block's %d devices as converted (%s)" % (n_block, conv.group(0) if conv else None))
+          "compare with %s: the verdict lists block's %d devices as converted (%s)"
+          % (ref_label, n_block, conv.group(0) if conv else None))
     listed = re.search(r"^== converted \((\d+), expected\)\n((?:.+\n)*)", text, re.M)
     names = sorted(re.findall(r"^converted (block/\S+):", listed.group(2), re.M)) if listed else []
     check(listed is not None and len(names) == n_block,
-          "--verbose lists each converted block device %s" % names)
+          "compare with %s: --verbose lists each converted block device %s" % (ref_label, names))
 
 
 # ---- probe order --------------------------------------------------------------------------
@@ -539,6 +612,25 @@ def selftest():
     assert why("devt", "input/event5", "c 13:68 -> c 13:69")
     assert not probe_order("mode", "input/event5", "0660 -> 0666")
     assert not probe_order("renamed", "input/event4", "-> input/event5 (same devt c 13:68)")
+    # the kernel's release name in a root hub's properties, and nothing else
+    rel, ref = "6.1.192-sysfsdep", "6.1.0-57-amd64"
+    assert release_only("props", "usb/usb2", "ID_VENDOR=Linux_%s_xhci-hcd -> Linux_%s_xhci-hcd" % (rel, ref), rel, ref)
+    assert release_only("props", "usb/usb1", "ID_VENDOR_ENC=Linux\\x20%s\\x20ehci_hcd -> Linux\\x20%s\\x20ehci_hcd"
+                        % (rel, ref), rel, ref)
+    assert not release_only("props", "usb/usb2", "ID_VENDOR=Linux_%s_xhci-hcd -> Linux_%s_ehci_hcd" % (rel, ref), rel, ref)
+    assert not release_only("props", "usb/1-1", "ID_VENDOR=Linux_%s -> Linux_%s" % (rel, ref), rel, ref)
+    assert not release_only("props", "usb/usb2", "ID_VENDOR=Linux_%s -> Linux_%s" % (rel, rel), rel, rel)
+    step = {"usb": {"E": {"ID_VENDOR": "Linux_%s_xhci-hcd" % rel}}, "other": "%s and %s" % (rel, rel)}
+    assert renamed_release(step, rel, ref) == ({"usb": {"E": {"ID_VENDOR": "Linux_%s_xhci-hcd" % ref}},
+                                                "other": "%s and %s" % (ref, ref)}, 3)
+    # the legacy layout's own scenario remarks: only for block nodes
+    r = {"steps": {"coldplug": {"dev": {"/dev/sda": {"type": "b"}, "/dev/ttyS0": {"type": "c"}}}}}
+    assert libudev_blind(r, "coldplug: /dev/sda (b 8:0) belongs to no device")
+    assert libudev_blind(r, "coldplug: udevadm lists no device /dev/sda")
+    assert not libudev_blind(r, "coldplug: /dev/ttyS0 (c 4:64) belongs to no device")
+    assert not libudev_blind(r, "coldplug: udevadm lists no device /dev/ttyS0")
+    assert not libudev_blind(r, "coldplug: /dev/sda has mode 0600, want 0660")
+    assert not libudev_blind(r, "disk-add: udevadm lists no device /dev/sda")
     print("vm-kernels.py selftest: 1 passed, 0 failed")
     return 0
 
