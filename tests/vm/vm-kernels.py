@@ -12,9 +12,10 @@ both guests (init.sh's whole scenario on an empty tmpfs /dev, vmtest.snapshot=1)
                              NEW's, at every step of init.sh's scenario (the block devices'
                              devpaths mapped, nothing else);
                            - `devmanadm classes` calls block legacy on OLD, converted on NEW;
-                           - OLD's snapshot compared on NEW (in the guest and on the host) and
-                             with DEBIAN's snapshot (on the host) exits 0, with block's
-                             devices listed as converted.
+                           - OLD's snapshot compared on NEW (in the guest and on the host)
+                             exits 0, and with DEBIAN's snapshot (on the host) reports only
+                             the USB root hubs' release name; both list block's devices as
+                             converted.
   vm-kernels.py backports  OLD = Debian 12's kernel, NEW = bookworm-backports' linux-image-amd64
                            (backports.py): every line `devmanadm compare` reports is explained
                            below (EXPLAINED) and checked against the two snapshots, and an
@@ -265,7 +266,8 @@ def libudev_blind(r, remark):
 
 
 def with_release(value, release, ref_release):
-    """value with the kernel's release name (and its udev encodings) as REF's kernel's."""
+    """value with the kernel's release name replaced by REF's kernel's (a release name has no
+    space, so udev's encodings of the value hold it unchanged)."""
     return value.replace(release, ref_release) if release != ref_release else value
 
 
