@@ -12,6 +12,7 @@
 #include "ctrl.h"
 #include "device.h"
 #include "export.h"
+#include "fs-util.h"
 #include "monitor.h"
 #include "strv.h"
 #include "test-tmpdir.h"
@@ -136,8 +137,8 @@ static int dir_entry_count(const char *dir)
         int n = 0;
         if (!d)
                 return -errno;
-        for (struct dirent *de; (de = readdir(d));)
-                n += strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0;
+        while (fs_readdir(d, false))
+                n++;
         closedir(d);
         return n;
 }
