@@ -262,7 +262,7 @@ def db_entries(rep, drop=lambda word: False):
             elif key in ("E: TAGS", "E: CURRENT_TAGS"):
                 line = key + "=:" + "".join(t + ":" for t in sorted(filter(None, value.split(":"))))
             elif key == "E: DEVPATH" and keys[path] != path:
-                line = key + "=" + guestreport.KERNEL_NUMBER.sub(r"/\1*", value)
+                line = key + "=" + guestreport.kernel_number_path(value)
             elif line.startswith("P: "):
                 line = "P: " + keys[path]
             keep.append(line)

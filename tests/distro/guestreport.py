@@ -79,10 +79,15 @@ def stable(rep):
 KERNEL_NUMBER = re.compile(r"/(input|wakeup)\d+(?=/|::|$)")
 
 
+def kernel_number_path(path):
+    """path with KERNEL_NUMBER's numbers as *: /devices/.../input/input* ."""
+    return KERNEL_NUMBER.sub(r"/\1*", path)
+
+
 def kernel_number_keys(paths):
-    """{devpath: the key two boots' databases are compared by}: KERNEL_NUMBER's numbers as *,
-    unless two devpaths would then have one key (they keep their own)."""
-    keys = {p: KERNEL_NUMBER.sub(r"/\1*", p) for p in paths}
+    """{devpath: the key two boots' databases are compared by}: kernel_number_path(), unless
+    two devpaths would then have one key (they keep their own)."""
+    keys = {p: kernel_number_path(p) for p in paths}
     count = collections.Counter(keys.values())
     return {p: k if count[k] == 1 else p for p, k in keys.items()}
 

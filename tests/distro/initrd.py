@@ -185,9 +185,6 @@ def check_listing(text):
     return p
 
 
-INSTANCE = re.compile(r"\b(input|wakeup)\d+")
-
-
 def initramfs_parts(rep):
     """The initramfs section's parts ('stamp', 'rootmount', 'by-uuid', 'kmsg') as lines."""
     parts, cur = {}, None
@@ -314,7 +311,7 @@ def check_initramfs(rep, ref, console, ref_console):
     # the kernel numbers input devices, wakeup sources, input and hidraw nodes in probe order,
     # which differs between boots: compared as input*, wakeup* (as many of each), the nodes
     # named after their USB interface (guestreport.stable)
-    here, there = (collections.Counter(INSTANCE.sub(r"\1*", d) for d in db_devpaths(guestreport.stable(x)))
+    here, there = (collections.Counter(guestreport.kernel_number_path(d) for d in db_devpaths(guestreport.stable(x)))
                    for x in (rep, ref))
     if here != there:
         p.append("database: differs from the reference boot's: only here %s, only there %s"

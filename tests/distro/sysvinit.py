@@ -77,7 +77,7 @@ def db_entries(rep):
     out = {}
     for path, props in blocks:
         if keys[path] != path and "E:DEVPATH" in props:
-            props["E:DEVPATH"] = guestreport.KERNEL_NUMBER.sub(r"/\1*", props["E:DEVPATH"])
+            props["E:DEVPATH"] = guestreport.kernel_number_path(props["E:DEVPATH"])
         out[keys[path]] = props
     return out
 
