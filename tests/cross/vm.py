@@ -165,8 +165,8 @@ class Env:
                                      run=[QEMU_USER[self.arch]], modules=MODULES)
         with tempfile.TemporaryDirectory(prefix="devman-cross-vm-modules.") as tmp:
             initramfs.add_modules(cpio, self.kernel, tmp, modules=MODULES)
-        have = set(os.path.basename(p).split(".ko")[0].replace("-", "_")
-                   for p in initramfs.module_closure(self.kernel.moddir, EARLY[self.arch], True))
+        have = set(map(initramfs.module_name,
+                       initramfs.module_closure(self.kernel.moddir, EARLY[self.arch], True)))
         cpio.data("vmtest/early", " ".join(m for m in EARLY[self.arch] if m in have) + "\n")
         initramfs.add_udev(cpio, self.root, self.libs)
         if "uinput" in self.steps:

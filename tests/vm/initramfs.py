@@ -143,14 +143,19 @@ def is_elf(path):
         return f.read(4) == b"\x7fELF"
 
 
+def module_name(path):
+    """A module's name from its file's path, as modprobe spells it: kernel/fs/ext4/ext4.ko ->
+    ext4, .../hid-generic.ko.xz -> hid_generic."""
+    return os.path.basename(path).split(".ko")[0].replace("-", "_")
+
+
 def parse_modules_dep(moddir):
     """module name (with '_') -> (relative path, [relative paths of dependencies])."""
     deps = {}
     with open(os.path.join(moddir, "modules.dep")) as f:
         for line in f:
             path, _, rest = line.partition(":")
-            name = os.path.basename(path).split(".ko")[0].replace("-", "_")
-            deps[name] = (path, rest.split())
+            deps[module_name(path)] = (path, rest.split())
     return deps
 
 
@@ -161,7 +166,7 @@ def module_closure(moddir, wanted, missing_ok=False):
     builtin = set()
     with open(os.path.join(moddir, "modules.builtin")) as f:
         for line in f:
-            builtin.add(os.path.basename(line.strip()).split(".ko")[0].replace("-", "_"))
+            builtin.add(module_name(line.strip()))
     paths = set()
     for name in wanted:
         if name in builtin:

@@ -101,16 +101,14 @@ def source_tarball():
 
 
 class Base:
-    """What the build starts from: Debian's kernel (kernel.Kernel) the vm suite boots, its
-    configuration, and the modules its initramfs carries (names as in modules.dep)."""
+    """What the build starts from: the configuration of Debian's kernel (kernel.Kernel) the vm
+    suite boots, and the modules its initramfs carries (names as in modules.dep)."""
 
     def __init__(self, debian):
-        self.debian = debian
         with open(os.path.join(debian.root, "boot", "config-" + debian.version)) as f:
             self.config = f.read()
-        deps = initramfs.parse_modules_dep(debian.moddir)
-        paths = set(initramfs.module_closure(debian.moddir, initramfs.MODULES))
-        self.modules = sorted(name for name, (path, _) in deps.items() if path in paths)
+        self.modules = sorted(map(initramfs.module_name,
+                                  initramfs.module_closure(debian.moddir, initramfs.MODULES)))
 
 
 def build_key(base):

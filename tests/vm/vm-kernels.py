@@ -265,20 +265,14 @@ def libudev_blind(r, remark):
     return bool(node) and node["type"] == "b"
 
 
-def with_release(value, release, ref_release):
-    """value with the kernel's release name replaced by REF's kernel's (a release name has no
-    space, so udev's encodings of the value hold it unchanged)."""
-    return value.replace(release, ref_release) if release != ref_release else value
-
-
 def renamed_release(step, release, ref_release):
     """The step with the self-built kernel's release name replaced by the reference kernel's
     wherever a value holds it -> (step, number of values changed). The kernel puts its release
     into the manufacturer string of a USB root hub ("Linux 6.1.N-sysfsdep xhci-hcd"), which
-    udev's usb_id turns into ID_VENDOR, ID_SERIAL and their forms."""
+    udev's usb_id turns into ID_VENDOR, ID_SERIAL and their forms (a release name has no space,
+    so udev's encodings of the value hold it unchanged)."""
     text = json.dumps(step)
-    n = text.count(release)
-    return (json.loads(with_release(text, release, ref_release)), n)
+    return json.loads(text.replace(release, ref_release)), text.count(release)
 
 
 def same_dev_and_db(check, legacy, ref, ref_label, release=None, ref_release=None):
@@ -383,7 +377,7 @@ def release_only(field, key, detail, release, ref_release):
     release name only."""
     old, arrow, new = detail.partition(" -> ")
     return (field == "props" and re.fullmatch(r"usb/usb\d+", key) is not None and arrow != "" and
-            release != ref_release and with_release(old, release, ref_release) == old.split("=", 1)[0] + "=" + new)
+            release != ref_release and old.replace(release, ref_release) == old.split("=", 1)[0] + "=" + new)
 
 
 def layout_verdict(check, rc, text, ref, ref_label, release, ref_release):
